@@ -1,0 +1,1 @@
+"""Library operations (GEMV, ...) built on the runtime and the kernels in ptx/."""
