@@ -1,6 +1,10 @@
 """PTX source text: light templating and ``.entry`` signature parsing.
 
-Templating: a ``.ptx`` file may use ``{{NAME}}`` placeholders.  The runtime always
+Templating: a ``.ptx`` file may use ``{{NAME}}`` placeholders, and whole-line
+conditionals ``// {{if NAME}}`` / ``// {{else}}`` / ``// {{endif}}`` (PTX has no
+preprocessor; a section is kept when NAME's value is non-zero).  Conditional
+lines and dropped sections become empty lines, so line numbers in ptxas and JIT
+logs still point into the file as written.  The runtime always
 provides ``PTX_VERSION`` (e.g. ``8.7``) and ``TARGET`` (e.g. ``sm_90a``); callers
 add named constants (tile sizes and the like).  ``.version`` / ``.target`` lines
 may also be written as ``.version {{PTX_VERSION}}`` / ``.target {{TARGET}}``.
@@ -115,7 +119,43 @@ def render(text: str, target: str, constants: dict | None = None, ptx_version: s
             raise PtxTemplateError(f"template placeholder {{{{{key}}}}} on line {line} has no value")
         return values[key]
 
-    return _PLACEHOLDER.sub(sub, text)
+    return _PLACEHOLDER.sub(sub, _apply_conditionals(text, values))
+
+
+_CONDITIONAL = re.compile(r"^\s*(?://\s*)?\{\{\s*(if\s+([A-Za-z_][A-Za-z0-9_]*)|else|endif)\s*\}\}\s*$")
+
+
+def _apply_conditionals(text: str, values: dict[str, str]) -> str:
+    out: list[str] = []
+    stack: list[tuple[bool, bool, int]] = []  # (parent_active, this_branch_active, line)
+    active = True
+    for lineno, line in enumerate(text.split("\n"), 1):
+        m = _CONDITIONAL.match(line)
+        if not m:
+            out.append(line if active else "")
+            continue
+        out.append("")
+        word = m.group(1).split()[0]
+        if word == "if":
+            name = m.group(2)
+            if name not in values:
+                raise PtxTemplateError(f"template conditional {{{{if {name}}}}} on line {lineno} has no value")
+            cond = values[name] not in ("0", "0.0", "False", "false", "")
+            stack.append((active, cond, lineno))
+            active = active and cond
+        elif word == "else":
+            if not stack:
+                raise PtxTemplateError(f"{{{{else}}}} without {{{{if}}}} on line {lineno}")
+            parent, cond, start = stack[-1]
+            stack[-1] = (parent, not cond, start)
+            active = parent and not cond
+        else:
+            if not stack:
+                raise PtxTemplateError(f"{{{{endif}}}} without {{{{if}}}} on line {lineno}")
+            active = stack.pop()[0]
+    if stack:
+        raise PtxTemplateError(f"{{{{if}}}} on line {stack[-1][2]} has no {{{{endif}}}}")
+    return "\n".join(out)
 
 
 _COMMENT_BLOCK = re.compile(r"/\*.*?\*/", re.S)
