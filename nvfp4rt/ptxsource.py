@@ -2,11 +2,12 @@
 
 Templating: a ``.ptx`` file may use ``{{NAME}}`` placeholders, and whole-line
 conditionals ``// {{if NAME}}`` / ``// {{else}}`` / ``// {{endif}}`` (PTX has no
-preprocessor; a section is kept when NAME's value is non-zero).  Conditional
+preprocessor; a section is kept when NAME's value is non-zero, or for
+``{{if NAME >= 89}}`` style comparisons with an integer, when that holds).  Conditional
 lines and dropped sections become empty lines, so line numbers in ptxas and JIT
 logs still point into the file as written.  The runtime always
-provides ``PTX_VERSION`` (e.g. ``8.7``) and ``TARGET`` (e.g. ``sm_90a``); callers
-add named constants (tile sizes and the like).  ``.version`` / ``.target`` lines
+provides ``PTX_VERSION`` (e.g. ``8.7``), ``TARGET`` (e.g. ``sm_90a``) and ``SM``
+(e.g. ``90``); callers add named constants (tile sizes and the like).  ``.version`` / ``.target`` lines
 may also be written as ``.version {{PTX_VERSION}}`` / ``.target {{TARGET}}``.
 The rendered text is what gets hashed, assembled and JIT-linked.
 
@@ -99,7 +100,8 @@ def render(text: str, target: str, constants: dict | None = None, ptx_version: s
     Raises :class:`PtxTemplateError` naming the placeholder and its line when a
     value is missing, and when a value is not an int, float, bool or a plain token.
     """
-    values: dict[str, str] = {"TARGET": target, "PTX_VERSION": ptx_version}
+    sm = re.match(r"(?:sm|compute)_(\d+)", target)
+    values: dict[str, str] = {"TARGET": target, "PTX_VERSION": ptx_version, "SM": sm.group(1) if sm else "0"}
     for key, val in (constants or {}).items():
         if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", str(key)):
             raise PtxTemplateError(f"template constant name {key!r} is not an identifier")
@@ -122,7 +124,10 @@ def render(text: str, target: str, constants: dict | None = None, ptx_version: s
     return _PLACEHOLDER.sub(sub, _apply_conditionals(text, values))
 
 
-_CONDITIONAL = re.compile(r"^\s*(?://\s*)?\{\{\s*(if\s+([A-Za-z_][A-Za-z0-9_]*)|else|endif)\s*\}\}\s*$")
+_CONDITIONAL = re.compile(
+    r"^\s*(?://\s*)?\{\{\s*(if\s+([A-Za-z_][A-Za-z0-9_]*)(?:\s*(>=|<=|==|!=|<|>)\s*(-?\d+))?|else|endif)\s*\}\}\s*$"
+)
+_COMPARE = {">=": int.__ge__, "<=": int.__le__, "==": int.__eq__, "!=": int.__ne__, "<": int.__lt__, ">": int.__gt__}
 
 
 def _apply_conditionals(text: str, values: dict[str, str]) -> str:
@@ -140,7 +145,13 @@ def _apply_conditionals(text: str, values: dict[str, str]) -> str:
             name = m.group(2)
             if name not in values:
                 raise PtxTemplateError(f"template conditional {{{{if {name}}}}} on line {lineno} has no value")
-            cond = values[name] not in ("0", "0.0", "False", "false", "")
+            if m.group(3):
+                try:
+                    cond = _COMPARE[m.group(3)](int(values[name]), int(m.group(4)))
+                except ValueError:
+                    raise PtxTemplateError(f"template conditional on line {lineno}: {name}={values[name]!r} is not an int") from None
+            else:
+                cond = values[name] not in ("0", "0.0", "False", "false", "")
             stack.append((active, cond, lineno))
             active = active and cond
         elif word == "else":
