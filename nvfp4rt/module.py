@@ -1,0 +1,379 @@
+"""PTX modules and kernels: JIT-link with the driver, cache the cubin, load it.
+
+``load()`` renders the PTX, looks for a cubin in the content-addressed cache
+(:mod:`nvfp4rt.cache`), JIT-links on a miss (``cuLinkCreate`` /
+``cuLinkAddData`` / ``cuLinkComplete``), and loads the cubin with
+``cuModuleLoadData``.  The driver JIT compiles for the device of the current
+context (the PTX ``.target`` line, e.g. ``sm_90a``, says which features the
+code may use); the device's arch is part of the cache key.
+
+A failed link raises :class:`PtxCompileError`, whose message quotes the JIT
+log with the PTX file name, line numbers and the offending source lines.
+
+Each :class:`Module` records ``load_seconds`` and ``from_cache`` so tests and
+benchmarks can report cold (JIT) against warm (cache hit) load times.
+"""
+from __future__ import annotations
+
+import ctypes
+import logging
+import os
+import threading
+import time
+import weakref
+from dataclasses import dataclass
+
+from . import driver
+from .assemble import as_ptx_source, format_diagnostics, parse_diagnostics
+from .cache import CubinCache, default_cache
+from .ptxsource import EntrySignature, PtxSource
+
+__all__ = ["Kernel", "KernelAttributes", "Module", "PtxCompileError", "link_ptx", "load", "normalize_jit_options"]
+
+_log = logging.getLogger(__name__)
+
+#: Bytes reserved for each JIT log (info and error); the driver truncates beyond this.
+LOG_BUFFER_BYTES = 64 * 1024
+
+# JIT options a caller may set, by canonical name -> value kind.
+# The log buffers, their sizes and LOG_VERBOSE belong to link_ptx itself.
+_USER_OPTIONS = {
+    "CU_JIT_MAX_REGISTERS": "uint",
+    "CU_JIT_THREADS_PER_BLOCK": "uint",
+    "CU_JIT_OPTIMIZATION_LEVEL": "uint",
+    "CU_JIT_MIN_CTA_PER_SM": "uint",
+    "CU_JIT_GENERATE_DEBUG_INFO": "flag",
+    "CU_JIT_GENERATE_LINE_INFO": "flag",
+    "CU_JIT_FTZ": "flag",
+    "CU_JIT_PREC_DIV": "flag",
+    "CU_JIT_PREC_SQRT": "flag",
+    "CU_JIT_FMA": "flag",
+}
+_OWNED_OPTIONS = ("CU_JIT_INFO_LOG_BUFFER", "CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES", "CU_JIT_ERROR_LOG_BUFFER",
+                  "CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES", "CU_JIT_LOG_VERBOSE", "CU_JIT_WALL_TIME")
+
+
+class PtxCompileError(driver.CudaError):
+    """The driver JIT rejected the PTX.
+
+    ``diagnostics`` lists the parsed errors and warnings, ``log`` the raw error
+    log, ``info_log`` the info log, ``source`` the rendered :class:`PtxSource`.
+    """
+
+    def __init__(self, call: str, result, source: PtxSource, log: str, info_log: str = ""):
+        self.source = source
+        self.log = log
+        self.info_log = info_log
+        self.diagnostics = parse_diagnostics(log + "\n" + info_log, source)
+        errors = [d for d in self.diagnostics if d.severity == "error"]
+        if errors:
+            detail = f"PTX JIT failed for {source.origin}:\n" + format_diagnostics(source.origin, errors)
+        else:
+            text = (log or info_log).strip() or "(the JIT log is empty)"
+            detail = f"PTX JIT failed for {source.origin}:\n{text}"
+        super().__init__(call, result, detail=detail)
+
+
+# ---------------------------------------------------------------------- options
+
+def normalize_jit_options(options) -> dict[str, int]:
+    """Validate JIT options and return them as ``{CU_JIT_NAME: int}`` sorted by name.
+
+    Keys may be ``CUjit_option`` members or names, with or without the
+    ``CU_JIT_`` prefix, in any case (``"max_registers"``).  Values must be
+    non-negative ints (flags may be bools).  The canonical form is what goes
+    into the cache key, so equal option sets always hash alike.
+    """
+    if options is None:
+        return {}
+    if not isinstance(options, dict):
+        raise TypeError(f"options must be a dict of JIT option -> value, got {type(options).__name__}")
+    out: dict[str, int] = {}
+    for key, value in options.items():
+        if isinstance(key, driver.raw.CUjit_option):
+            name = key.name
+        elif isinstance(key, str):
+            name = key.upper()
+            if not name.startswith("CU_JIT_"):
+                name = "CU_JIT_" + name
+        else:
+            raise TypeError(f"JIT option keys must be str or CUjit_option, got {type(key).__name__}")
+        if name in _OWNED_OPTIONS:
+            raise ValueError(f"JIT option {name} is managed by nvfp4rt (logs are always captured)")
+        kind = _USER_OPTIONS.get(name)
+        if kind is None:
+            raise ValueError(f"unsupported JIT option {key!r}; supported: {sorted(_USER_OPTIONS)}")
+        if kind == "flag" and isinstance(value, bool):
+            value = int(value)
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f"JIT option {name} needs an int value, got {value!r}")
+        if value < 0 or (kind == "flag" and value not in (0, 1)):
+            raise ValueError(f"JIT option {name}={value} is out of range")
+        if name == "CU_JIT_OPTIMIZATION_LEVEL" and value > 4:
+            raise ValueError(f"JIT option {name}={value}: the level is 0..4")
+        out[name] = value
+    return dict(sorted(out.items()))
+
+
+# ---------------------------------------------------------------------- linking
+
+def _log_text(buf: bytearray) -> str:
+    return bytes(buf).split(b"\0", 1)[0].decode(errors="replace").strip()
+
+
+def _jit_link(source: PtxSource, device: driver.Device, options: dict[str, int]) -> tuple[bytes, str]:
+    """JIT-link ``source`` for ``device``: ``(cubin bytes, info log)``."""
+    device.activate()
+    jo = driver.raw.CUjit_option
+    info_buf = bytearray(LOG_BUFFER_BYTES)
+    error_buf = bytearray(LOG_BUFFER_BYTES)
+    keys = [jo.CU_JIT_INFO_LOG_BUFFER, jo.CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
+            jo.CU_JIT_ERROR_LOG_BUFFER, jo.CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, jo.CU_JIT_LOG_VERBOSE]
+    # The bindings pass the bytearrays' buffers as char*; they must outlive the link state.
+    values: list = [info_buf, LOG_BUFFER_BYTES, error_buf, LOG_BUFFER_BYTES, 1]
+    for name, value in options.items():
+        keys.append(getattr(jo, name))
+        values.append(value)
+    state = driver.call("cuLinkCreate", len(keys), keys, values)
+    try:
+        data = source.text.encode() + b"\0"
+        name = os.path.basename(source.origin).encode() or b"<string>"
+        try:
+            driver.call("cuLinkAddData", state, driver.raw.CUjitInputType.CU_JIT_INPUT_PTX,
+                        data, len(data), name, 0, None, None)
+            cubin_ptr, cubin_size = driver.call("cuLinkComplete", state)
+        except driver.CudaError as exc:
+            raise PtxCompileError(exc.call, exc.result, source, _log_text(error_buf), _log_text(info_buf)) from None
+        # The cubin belongs to the link state: copy it before cuLinkDestroy.
+        cubin = ctypes.string_at(int(cubin_ptr), int(cubin_size))
+        info = _log_text(info_buf)
+    finally:
+        try:
+            driver.call("cuLinkDestroy", state)
+        except driver.CudaError:  # never hide the original error
+            _log.warning("cuLinkDestroy failed", exc_info=True)
+    if info:
+        _log.debug("JIT info log for %s:\n%s", source.origin, info)
+    return cubin, info
+
+
+def link_ptx(source: PtxSource, device: driver.Device | int | None = None, options: dict | None = None) -> bytes:
+    """JIT-link rendered PTX into a cubin for ``device`` (default: the current device).
+
+    Raises :class:`PtxCompileError` with the JIT log mapped to source lines.
+    """
+    if not isinstance(source, PtxSource):
+        raise TypeError(f"source must be a rendered PtxSource, got {type(source).__name__}")
+    opts = normalize_jit_options(options)
+    return _jit_link(source, _resolve_device(device), opts)[0]
+
+
+def _resolve_device(device) -> driver.Device:
+    if device is None:
+        return driver.device()
+    if isinstance(device, driver.Device):
+        return device
+    if isinstance(device, int) and not isinstance(device, bool):
+        return driver.device(device)
+    raise TypeError(f"device must be a Device, an ordinal or None, got {type(device).__name__}")
+
+
+# ---------------------------------------------------------------------- modules
+
+_DEFAULT = object()
+
+
+def load(source_or_path, *, constants: dict | None = None, device=None, target: str | None = None,
+         options: dict | None = None, cache=_DEFAULT, ptx_version: str | None = None) -> "Module":
+    """Load PTX (a path, PTX text or a :class:`PtxSource`) as a :class:`Module`.
+
+    ``target`` fills ``{{TARGET}}`` (default: the device's arch, e.g. sm_90a).
+    ``cache`` is a :class:`CubinCache`, None/False for no caching, or the
+    default (:func:`nvfp4rt.cache.default_cache`, which follows the environment).
+    """
+    # validate everything that needs no GPU first, so mistakes surface anywhere
+    if target is not None and not isinstance(target, str):
+        raise TypeError(f"target must be a str such as 'sm_90a', got {type(target).__name__}")
+    if isinstance(source_or_path, PtxSource) and (constants or target or ptx_version):
+        raise ValueError("constants/target/ptx_version cannot apply to a PtxSource that is already rendered")
+    if constants is not None and not isinstance(constants, dict):
+        raise TypeError(f"constants must be a dict of template values, got {type(constants).__name__}")
+    if not isinstance(source_or_path, (PtxSource, str, os.PathLike)):
+        raise TypeError(f"source must be a PtxSource, a path or PTX text (str), got {type(source_or_path).__name__}")
+    opts = normalize_jit_options(options)
+    if cache is _DEFAULT:
+        cache = default_cache()
+    elif cache is None or cache is False:
+        cache = None
+    elif not isinstance(cache, CubinCache):
+        raise TypeError(f"cache must be a CubinCache, None or False, got {type(cache).__name__}")
+    if isinstance(device, bool) or (device is not None and not isinstance(device, (driver.Device, int))):
+        raise TypeError(f"device must be a Device, an ordinal or None, got {type(device).__name__}")
+
+    dev = _resolve_device(device)
+    arch = dev.arch
+    source = as_ptx_source(source_or_path, target or arch, constants, ptx_version)
+
+    t0 = time.perf_counter()
+    jit_log = ""
+
+    def build() -> bytes:
+        nonlocal jit_log
+        cubin, jit_log = _jit_link(source, dev, opts)
+        return cubin
+
+    if cache is not None:
+        key = cache.key(source.text, arch, opts, driver_version=driver.driver_version())
+        cubin, hit = cache.get_or_build(key, build)
+    else:
+        key, cubin, hit = None, build(), False
+    dev.activate()
+    handle = driver.call("cuModuleLoadData", cubin)
+    elapsed = time.perf_counter() - t0
+    return Module(handle, dev, source, cubin, key=key, from_cache=hit, load_seconds=elapsed, jit_log=jit_log)
+
+
+def _unload(handle, device: driver.Device) -> None:
+    try:
+        device.activate()
+        driver.call("cuModuleUnload", handle)
+    except Exception:  # at interpreter exit the context may already be gone
+        pass
+
+
+class Module:
+    """A loaded cubin.  Get kernels with :meth:`kernel`; unloaded on :meth:`close` or GC.
+
+    Attributes: ``device``, ``source`` (rendered PTX), ``cubin`` (bytes),
+    ``key`` (cache key or None), ``from_cache`` (True on a cache hit),
+    ``load_seconds`` (render-to-loaded wall time), ``jit_log`` (JIT info log
+    when this load compiled), ``entries`` (name -> :class:`EntrySignature`).
+    """
+
+    def __init__(self, handle, device: driver.Device, source: PtxSource, cubin: bytes, *, key: str | None,
+                 from_cache: bool, load_seconds: float, jit_log: str = ""):
+        self.handle = handle
+        self.device = device
+        self.source = source
+        self.cubin = cubin
+        self.key = key
+        self.from_cache = from_cache
+        self.load_seconds = load_seconds
+        self.jit_log = jit_log
+        self.entries: dict[str, EntrySignature] = source.entries
+        self._kernels: dict[str, Kernel] = {}
+        self._lock = threading.Lock()
+        self._finalizer = weakref.finalize(self, _unload, handle, device)
+
+    def __repr__(self) -> str:
+        how = "cache hit" if self.from_cache else "JIT"
+        state = "closed" if self.closed else f"{how}, {self.load_seconds * 1e3:.1f} ms"
+        return f"<Module {self.source.origin} entries={list(self.entries)} ({state})>"
+
+    @property
+    def closed(self) -> bool:
+        return not self._finalizer.alive
+
+    def kernel(self, name: str) -> "Kernel":
+        """The kernel ``name`` (an ``.entry`` of the PTX)."""
+        if not isinstance(name, str):
+            raise TypeError(f"kernel name must be a str, got {type(name).__name__}")
+        if self.closed:
+            raise ValueError(f"module {self.source.origin} is closed")
+        with self._lock:
+            k = self._kernels.get(name)
+            if k is None:
+                if name not in self.entries:
+                    raise KeyError(f"{self.source.origin} has no .entry {name!r}; it has {list(self.entries)}")
+                self.device.activate()
+                func = driver.call("cuModuleGetFunction", self.handle, name.encode())
+                k = self._kernels[name] = Kernel(name, func, self.entries[name], self)
+            return k
+
+    def __getitem__(self, name: str) -> "Kernel":
+        return self.kernel(name)
+
+    def close(self) -> None:
+        """Unload the module now (kernels of it must not be launched afterwards)."""
+        self._kernels.clear()
+        self._finalizer()
+
+    def __enter__(self) -> "Module":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+# ---------------------------------------------------------------------- kernels
+
+@dataclass(frozen=True)
+class KernelAttributes:
+    """Resources of a loaded kernel, read with ``cuFuncGetAttribute`` (sizes in bytes)."""
+
+    registers: int
+    local_bytes: int
+    static_shared_bytes: int
+    const_bytes: int
+    max_threads_per_block: int
+    max_dynamic_shared_bytes: int
+    ptx_version: int
+    binary_version: int
+
+
+class Kernel:
+    """One ``.entry`` of a loaded :class:`Module`: a ``CUfunction`` plus its signature."""
+
+    def __init__(self, name: str, function, signature: EntrySignature, module: Module):
+        self.name = name
+        self.function = function
+        self.signature = signature
+        self.module = module
+        self.device = module.device
+
+    def __repr__(self) -> str:
+        params = ", ".join(f"{p.ptx_type} {p.name}" + (f"[{p.count}]" if p.is_array else "")
+                           for p in self.signature.params)
+        return f"<Kernel {self.name}({params})>"
+
+    def _attr(self, name: str) -> int:
+        return int(driver.call("cuFuncGetAttribute", getattr(driver.raw.CUfunction_attribute, name), self.function))
+
+    def attributes(self) -> KernelAttributes:
+        a = self._attr
+        return KernelAttributes(
+            registers=a("CU_FUNC_ATTRIBUTE_NUM_REGS"),
+            local_bytes=a("CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES"),
+            static_shared_bytes=a("CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES"),
+            const_bytes=a("CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES"),
+            max_threads_per_block=a("CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK"),
+            max_dynamic_shared_bytes=a("CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES"),
+            ptx_version=a("CU_FUNC_ATTRIBUTE_PTX_VERSION"),
+            binary_version=a("CU_FUNC_ATTRIBUTE_BINARY_VERSION"),
+        )
+
+    def set_max_dynamic_shared(self, nbytes: int) -> None:
+        """Allow launches with up to ``nbytes`` of dynamic shared memory (needed above 48 KiB)."""
+        if isinstance(nbytes, bool) or not isinstance(nbytes, int):
+            raise TypeError(f"nbytes must be an int, got {type(nbytes).__name__}")
+        if nbytes < 0:
+            raise ValueError(f"nbytes must be >= 0, got {nbytes}")
+        limit = self.device.properties.max_shared_per_block_optin
+        static = self._attr("CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES")
+        if nbytes + static > limit:
+            raise ValueError(f"{self.name}: {nbytes} bytes of dynamic shared memory plus {static} static exceed "
+                             f"the device's {limit} bytes per block")
+        driver.call("cuFuncSetAttribute", self.function,
+                    driver.raw.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, nbytes)
+
+    def __call__(self, *args, grid, block, cluster=None, shared_mem=0, stream=None):
+        """Launch with ``args`` in ``.param`` order (see :func:`nvfp4rt.launch.launch`)."""
+        from .launch import launch
+
+        return launch(self, args, grid=grid, block=block, cluster=cluster, shared_mem=shared_mem, stream=stream)
+
+    def prepare(self, *args, **geometry):
+        """A :class:`nvfp4rt.launch.PreparedLaunch` with the arguments packed once."""
+        from .launch import PreparedLaunch
+
+        return PreparedLaunch(self, args, **geometry)

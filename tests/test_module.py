@@ -1,0 +1,248 @@
+"""Modules and kernels: argument checks on any machine; JIT, cache and launches on a GPU."""
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import subprocess
+import sys
+import types
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import requires_gpu
+from nvfp4rt import driver
+from nvfp4rt.cache import CubinCache
+from nvfp4rt.module import Kernel, PtxCompileError, link_ptx, load, normalize_jit_options
+from nvfp4rt.ptxsource import PtxSource, ptx_dir
+
+ROOT = Path(__file__).resolve().parent.parent
+ADD_ONE = ptx_dir() / "test_add_one.ptx"
+
+# the line of add_one that the broken variant turns into an unknown instruction type
+BROKEN_LINE = next(i for i, line in enumerate(ADD_ONE.read_text().splitlines(), 1)
+                   if line.strip().startswith("add.f32"))
+
+
+def _broken_add_one() -> str:
+    lines = ADD_ONE.read_text().splitlines()
+    lines[BROKEN_LINE - 1] = lines[BROKEN_LINE - 1].replace("add.f32", "add.f33")
+    return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------------- CPU: options and arguments
+
+def test_jit_options_are_canonical():
+    jo = driver.raw.CUjit_option
+    a = normalize_jit_options({"max_registers": 128, jo.CU_JIT_OPTIMIZATION_LEVEL: 3, "CU_JIT_FTZ": True})
+    assert a == {"CU_JIT_FTZ": 1, "CU_JIT_MAX_REGISTERS": 128, "CU_JIT_OPTIMIZATION_LEVEL": 3}
+    assert list(a) == sorted(a)
+    assert normalize_jit_options(None) == {} == normalize_jit_options({})
+
+
+@pytest.mark.parametrize("options, error, match", [
+    ([("max_registers", 1)], TypeError, "dict"),
+    ({"error_log_buffer": 1}, ValueError, "managed by nvfp4rt"),
+    ({"CU_JIT_LOG_VERBOSE": 0}, ValueError, "managed by nvfp4rt"),
+    ({"no_such_option": 1}, ValueError, "unsupported JIT option"),
+    ({"max_registers": 12.5}, TypeError, "int value"),
+    ({"max_registers": True}, TypeError, "int value"),
+    ({"max_registers": -1}, ValueError, "out of range"),
+    ({"ftz": 2}, ValueError, "out of range"),
+    ({"optimization_level": 7}, ValueError, "0..4"),
+    ({3: 1}, TypeError, "keys"),
+])
+def test_bad_jit_options_are_rejected(options, error, match):
+    with pytest.raises(error, match=match):
+        normalize_jit_options(options)
+
+
+@pytest.mark.parametrize("kwargs, error, match", [
+    (dict(source_or_path=123), TypeError, "source"),
+    (dict(constants=[("A", 1)]), TypeError, "constants"),
+    (dict(options={"bogus": 1}), ValueError, "unsupported JIT option"),
+    (dict(cache="yes"), TypeError, "cache"),
+    (dict(device="cuda:0"), TypeError, "device"),
+    (dict(device=True), TypeError, "device"),
+    (dict(target=90), TypeError, "target"),
+    (dict(source_or_path=PtxSource(".version 8.7\n"), constants={"A": 1}), ValueError, "already rendered"),
+])
+def test_load_validates_arguments_before_touching_the_gpu(kwargs, error, match):
+    # on a machine without a GPU an unchecked argument would surface as CudaUnavailableError instead
+    args = {"source_or_path": str(ADD_ONE), **kwargs}
+    src = args.pop("source_or_path")
+    with pytest.raises(error, match=match):
+        load(src, **args)
+
+
+def test_link_ptx_wants_a_rendered_source():
+    with pytest.raises(TypeError, match="PtxSource"):
+        link_ptx(ADD_ONE.read_text())
+
+
+def test_compile_error_quotes_file_line_and_source():
+    src = PtxSource(_broken_add_one().replace("{{PTX_VERSION}}", "8.7").replace("{{TARGET}}", "sm_90a"),
+                    "ptx/test_add_one.ptx")
+    log = (f"ptxas application ptx input, line {BROKEN_LINE}; error   : Unknown modifier '.f33'\n"
+           "ptxas fatal   : Ptx assembly aborted due to errors")
+    err = PtxCompileError("cuLinkAddData", driver.CUresult.CUDA_ERROR_INVALID_PTX, src, log)
+    assert isinstance(err, driver.CudaError)
+    msg = str(err)
+    assert "cuLinkAddData failed: CUDA_ERROR_INVALID_PTX" in msg
+    assert f"ptx/test_add_one.ptx:{BROKEN_LINE}: error: Unknown modifier '.f33'" in msg
+    assert "add.f33" in msg and f"{BROKEN_LINE} |" in msg
+    assert [d.line for d in err.diagnostics if d.severity == "error"] == [BROKEN_LINE, None]
+
+
+def test_compile_error_without_parsable_lines_keeps_the_raw_log():
+    err = PtxCompileError("cuLinkComplete", driver.CUresult.CUDA_ERROR_INVALID_PTX, PtxSource("x\n"),
+                          "something the JIT said")
+    assert "something the JIT said" in str(err)
+
+
+def _fake_kernel() -> Kernel:
+    fake_module = types.SimpleNamespace(device="dev0")
+    return Kernel("add_one", "CUfunction", PtxSource(ADD_ONE.read_text()).entries["add_one"], fake_module)
+
+
+def test_kernel_call_and_prepare_delegate_to_launch(monkeypatch):
+    calls = []
+    fake = types.ModuleType("nvfp4rt.launch")
+    fake.launch = lambda kernel, args, **geo: calls.append(("launch", kernel, args, geo)) or "launched"
+
+    class PreparedLaunch:
+        def __init__(self, kernel, args, **geo):
+            calls.append(("prepare", kernel, args, geo))
+
+    fake.PreparedLaunch = PreparedLaunch
+    monkeypatch.setitem(sys.modules, "nvfp4rt.launch", fake)
+    import nvfp4rt
+    monkeypatch.setattr(nvfp4rt, "launch", fake, raising=False)
+    k = _fake_kernel()
+    assert k(1, 2, grid=(4,), block=(128,)) == "launched"
+    p = k.prepare(1, 2, grid=4, block=128, shared_mem=16)
+    assert isinstance(p, PreparedLaunch)
+    assert calls[0] == ("launch", k, (1, 2), dict(grid=(4,), block=(128,), cluster=None, shared_mem=0, stream=None))
+    assert calls[1] == ("prepare", k, (1, 2), dict(grid=4, block=128, shared_mem=16))
+
+
+def test_kernel_knows_its_signature():
+    k = _fake_kernel()
+    assert [p.name for p in k.signature.params] == ["x", "n"]
+    assert "add_one(u64 x, u32 n)" in repr(k)
+
+
+def test_set_max_dynamic_shared_checks_its_argument():
+    k = _fake_kernel()
+    with pytest.raises(TypeError, match="int"):
+        k.set_max_dynamic_shared(1.5)
+    with pytest.raises(ValueError, match=">= 0"):
+        k.set_max_dynamic_shared(-1)
+
+
+# ---------------------------------------------------------------------- GPU
+
+def _run_add_one(kernel, values: np.ndarray) -> np.ndarray:
+    """Launch add_one through the raw driver on a copy of ``values``; returns the result."""
+    n = values.size
+    nbytes = values.nbytes
+    dev_ptr = driver.call("cuMemAlloc", nbytes)
+    try:
+        driver.call("cuMemcpyHtoD", dev_ptr, values, nbytes)
+        block = 128
+        params = ((int(dev_ptr), n), (ctypes.c_void_p, ctypes.c_uint32))
+        driver.call("cuLaunchKernel", kernel.function, (n + block - 1) // block, 1, 1, block, 1, 1, 0, 0, params, 0)
+        driver.call("cuCtxSynchronize")
+        out = np.empty_like(values)
+        driver.call("cuMemcpyDtoH", out, dev_ptr, nbytes)
+        return out
+    finally:
+        driver.call("cuMemFree", dev_ptr)
+
+
+@pytest.mark.gpu
+@requires_gpu
+def test_jit_load_from_string_and_run(tmp_path):
+    mod = load(ADD_ONE.read_text(), cache=CubinCache(tmp_path))
+    assert not mod.from_cache and mod.cubin[:4] == b"\x7fELF"
+    assert set(mod.entries) == {"add_one"}
+    k = mod.kernel("add_one")
+    assert mod["add_one"] is k
+    x = np.arange(1000, dtype=np.float32) * 0.5 - 7
+    np.testing.assert_array_equal(_run_add_one(k, x), x + 1)
+    with pytest.raises(KeyError, match="add_one"):
+        mod.kernel("nope")
+    mod.close()
+    assert mod.closed
+    with pytest.raises(ValueError, match="closed"):
+        mod.kernel("add_one")
+
+
+@pytest.mark.gpu
+@requires_gpu
+def test_load_from_path_uses_the_cache_and_reports_attributes(tmp_path):
+    cache = CubinCache(tmp_path)
+    first = load(ADD_ONE, cache=cache)
+    second = load(str(ADD_ONE), cache=cache)
+    assert (first.from_cache, second.from_cache) == (False, True)
+    assert first.key == second.key and first.cubin == second.cubin
+    assert len(cache.entries()) == 1
+    k = second.kernel("add_one")
+    attrs = k.attributes()
+    assert 0 < attrs.registers <= 255
+    assert attrs.static_shared_bytes == 0 and attrs.local_bytes == 0
+    assert attrs.max_threads_per_block >= 256
+    np.testing.assert_array_equal(_run_add_one(k, np.ones(77, np.float32)), np.full(77, 2, np.float32))
+    optin = k.device.properties.max_shared_per_block_optin
+    k.set_max_dynamic_shared(optin)
+    assert k.attributes().max_dynamic_shared_bytes == optin
+    with pytest.raises(ValueError, match="exceed"):
+        k.set_max_dynamic_shared(optin + 1)
+
+
+@pytest.mark.gpu
+@requires_gpu
+def test_jit_options_change_the_cache_key(tmp_path):
+    cache = CubinCache(tmp_path)
+    a = load(ADD_ONE, cache=cache)
+    b = load(ADD_ONE, cache=cache, options={"max_registers": 32, "generate_line_info": True})
+    assert a.key != b.key and not b.from_cache
+    assert len(cache.entries()) == 2
+
+
+@pytest.mark.gpu
+@requires_gpu
+def test_broken_ptx_raises_compile_error_with_the_line(tmp_path):
+    with pytest.raises(PtxCompileError) as info:
+        load(_broken_add_one(), cache=CubinCache(tmp_path))
+    msg = str(info.value)
+    assert f"<string>:{BROKEN_LINE}: error" in msg, msg
+    assert "add.f33" in msg
+    assert CubinCache(tmp_path).entries() == [], "a failed build must not leave an entry"
+
+
+_TIMING_SCRIPT = """
+import json, sys
+from nvfp4rt.cache import CubinCache
+from nvfp4rt.module import load
+m = load(sys.argv[1], cache=CubinCache(sys.argv[2]))
+print(json.dumps({"from_cache": m.from_cache, "seconds": m.load_seconds}))
+"""
+
+
+@pytest.mark.gpu
+@requires_gpu
+def test_cold_jit_vs_warm_cache_load_time(tmp_path):
+    # each load runs in a fresh process; the driver's own JIT cache is disabled so "cold" really compiles
+    env = {**os.environ, "CUDA_CACHE_DISABLE": "1", "PYTHONPATH": str(ROOT)}
+    runs = []
+    for _ in range(2):
+        out = subprocess.run([sys.executable, "-c", _TIMING_SCRIPT, str(ADD_ONE), str(tmp_path)],
+                             capture_output=True, text=True, env=env, check=True)
+        runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
+    cold, warm = runs
+    print(f"\nadd_one load: cold (JIT) {cold['seconds'] * 1e3:.2f} ms, warm (cache hit) {warm['seconds'] * 1e3:.2f} ms")
+    assert (cold["from_cache"], warm["from_cache"]) == (False, True)
+    assert warm["seconds"] < cold["seconds"]
