@@ -1,0 +1,812 @@
+"""The benchmark harness shared by every op (GEMV, GEMM, dual GEMM, grouped GEMM).
+
+What a number here means (docs/bench.md has the long form):
+
+* Each timed call is preceded by an L2 clear: a write of twice the device's L2
+  size on the same stream, so no call finds its operands in L2 left there by
+  the previous one (the third competition GEMV shape fits in an H100's L2).
+* Each call is timed alone with a pair of device events recorded around it on
+  the stream it runs on; the L2 clear sits outside the pair.
+* After ``warmup`` untimed calls (module load, JIT, handle creation), at least
+  ``iters`` calls are timed and the median is reported, with p10 and p90 to
+  show the spread.
+* Separately, :func:`time_back_to_back` measures host time per call over
+  back-to-back calls through the Python API: launch overhead plus kernel.
+
+Peers (cuBLAS through torch or cupy) are timed with the same procedure on the
+framework's own current stream, with the framework's events and an L2 clear
+done by a framework op of the same size (see :class:`TorchTimer`).
+
+Results are JSON files in ``bench/results/``; ``BENCHMARKS.md`` is generated
+from them by :func:`render_markdown` and never edited by hand.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import math
+import os
+import re
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable, Mapping
+
+import numpy as np
+
+__all__ = [
+    "Timing",
+    "Peer",
+    "OpBench",
+    "BenchCheckError",
+    "time_op",
+    "time_back_to_back",
+    "measure",
+    "DriverTimer",
+    "TorchTimer",
+    "CupyTimer",
+    "register_op",
+    "get_op",
+    "op_names",
+    "shape_result",
+    "build_result",
+    "write_result",
+    "read_results",
+    "render_markdown",
+    "write_markdown",
+    "result_filename",
+    "device_slug",
+    "utc_now",
+    "checkout_root",
+    "default_results_dir",
+    "git_revision",
+    "run_bench",
+]
+
+RESULT_SCHEMA = 1
+
+
+# =========================================================================== timing
+
+@dataclass(frozen=True)
+class Timing:
+    """Per-call device times of one timed run, in microseconds.
+
+    ``median_us`` is the number we report; ``p10_us``/``p90_us`` show the spread
+    (linear interpolation between order statistics, numpy's default).
+    """
+
+    median_us: float
+    p10_us: float
+    p90_us: float
+    samples: tuple[float, ...] = field(repr=False)
+
+    @classmethod
+    def from_samples(cls, samples_us: Iterable[float]) -> "Timing":
+        s = np.asarray(list(samples_us), dtype=np.float64)
+        if s.ndim != 1 or s.size == 0:
+            raise ValueError("samples_us must be a non-empty sequence of times in microseconds")
+        if not np.all(np.isfinite(s)) or np.any(s < 0):
+            raise ValueError("samples_us must be finite and non-negative")
+        p10, med, p90 = np.percentile(s, [10, 50, 90])
+        return cls(float(med), float(p10), float(p90), tuple(float(x) for x in s))
+
+    @property
+    def n(self) -> int:
+        return len(self.samples)
+
+
+class _TimerBase:
+    """What :func:`measure` needs from a device: events, an L2 clear and a sync."""
+
+    def event(self):  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def record(self, ev) -> None:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def elapsed_ms(self, start, end) -> float:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def clear_l2(self) -> None:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def synchronize(self) -> None:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def release(self, events) -> None:
+        """Free events made by :meth:`event` (no-op where the framework frees them)."""
+
+
+def _check_counts(iters, warmup) -> None:
+    if not isinstance(iters, int) or isinstance(iters, bool) or iters < 1:
+        raise ValueError(f"iters must be an int >= 1, got {iters!r}")
+    if not isinstance(warmup, int) or isinstance(warmup, bool) or warmup < 0:
+        raise ValueError(f"warmup must be an int >= 0, got {warmup!r}")
+
+
+def measure(fn: Callable[[], object], timer: _TimerBase, *, iters: int = 100, warmup: int = 10,
+            clear_l2: bool = True) -> Timing:
+    """Time ``fn`` with ``timer``: warm up, then per call: [clear L2], event, fn(), event.
+
+    All events are created up front and read after one final synchronize, so the
+    host never stalls the stream between calls.
+    """
+    if not callable(fn):
+        raise TypeError(f"fn must be callable, got {type(fn).__name__}")
+    _check_counts(iters, warmup)
+    for _ in range(warmup):
+        if clear_l2:
+            timer.clear_l2()
+        fn()
+    timer.synchronize()
+    starts = [timer.event() for _ in range(iters)]
+    ends = [timer.event() for _ in range(iters)]
+    try:
+        for i in range(iters):
+            if clear_l2:
+                timer.clear_l2()
+            timer.record(starts[i])
+            fn()
+            timer.record(ends[i])
+        timer.synchronize()
+        samples = [1000.0 * timer.elapsed_ms(a, b) for a, b in zip(starts, ends)]
+    finally:
+        timer.release(starts + ends)
+    return Timing.from_samples(samples)
+
+
+# --------------------------------------------------------------------- our device
+
+_L2_SCRATCH: dict[int, tuple[int, int]] = {}  # device ordinal -> (device pointer, bytes)
+
+
+def _l2_scratch(dev) -> tuple[int, int]:
+    """A buffer of 2x the device's L2 size, allocated once per device and kept."""
+    from . import driver
+
+    hit = _L2_SCRATCH.get(dev.ordinal)
+    if hit is None:
+        dev.activate()
+        nbytes = 2 * max(int(dev.properties.l2_bytes), 1 << 20)
+        ptr = driver.call("cuMemAlloc", nbytes)
+        hit = (int(ptr), nbytes)
+        _L2_SCRATCH[dev.ordinal] = hit
+    return hit
+
+
+def _stream_handle(stream):
+    """The ``CUstream`` of an nvfp4rt Stream, a ``CUstream``, or an int handle (0 = legacy default)."""
+    from . import driver
+
+    CUstream = driver.raw.CUstream
+    if isinstance(stream, CUstream):
+        return stream
+    if isinstance(stream, int) and not isinstance(stream, bool):
+        return CUstream(stream)
+    for attr in ("handle", "raw", "cu_stream"):
+        h = getattr(stream, attr, None)
+        if h is not None:
+            return h if isinstance(h, CUstream) else CUstream(int(h))
+    raise TypeError(f"stream must be an nvfp4rt Stream, a CUstream or an int handle, got {type(stream).__name__}")
+
+
+def _resolve_device(device):
+    from . import driver
+
+    if device is None:
+        return driver.device()
+    if isinstance(device, int) and not isinstance(device, bool):
+        return driver.device(device)
+    if isinstance(device, driver.Device):
+        return device.activate()
+    raise TypeError(f"device must be an nvfp4rt Device, an ordinal or None, got {type(device).__name__}")
+
+
+def _resolve_stream(stream, dev):
+    if stream is None:
+        from .stream import default_stream
+
+        return default_stream(dev)
+    return stream
+
+
+class DriverTimer(_TimerBase):
+    """Times work on one of our streams: driver events, L2 clear by ``cuMemsetD8Async``.
+
+    The clear writes 2x the L2 size on the same stream just before the start
+    event, so the kernel begins with an L2 full of unrelated (dirty) lines, as
+    it would after other work in a real program.
+    """
+
+    def __init__(self, device=None, stream=None):
+        self.device = _resolve_device(device)
+        self.stream = _resolve_stream(stream, self.device)
+        self._h = _stream_handle(self.stream)
+        self._scratch_ptr, self.l2_clear_bytes = _l2_scratch(self.device)
+        self._fill = 0
+
+    def event(self):
+        from . import driver
+
+        return driver.call("cuEventCreate", driver.raw.CUevent_flags.CU_EVENT_DEFAULT)
+
+    def record(self, ev) -> None:
+        from . import driver
+
+        driver.call("cuEventRecord", ev, self._h)
+
+    def elapsed_ms(self, start, end) -> float:
+        from . import driver
+
+        return float(driver.call("cuEventElapsedTime", start, end))
+
+    def clear_l2(self) -> None:
+        from . import driver
+
+        self._fill = (self._fill + 1) & 0xFF  # a changing value: no chance of a no-op write
+        driver.call("cuMemsetD8Async", self._scratch_ptr, self._fill, self.l2_clear_bytes, self._h)
+
+    def synchronize(self) -> None:
+        from . import driver
+
+        driver.call("cuStreamSynchronize", self._h)
+
+    def release(self, events) -> None:
+        from . import driver
+
+        for ev in events:
+            driver.call("cuEventDestroy", ev)
+
+
+class TorchTimer(_TimerBase):
+    """Times torch work on torch's current stream with ``torch.cuda.Event``.
+
+    The L2 clear is ``zero_()`` of a uint8 tensor of 2x the L2 size on the same
+    (torch current) stream: a device-side write like our memset.  We do not
+    force torch onto our stream: each framework is timed on the stream it would
+    use in a user's program, with that framework's own events.
+    """
+
+    def __init__(self, l2_bytes: int):
+        import torch
+
+        self.torch = torch
+        self.l2_clear_bytes = 2 * int(l2_bytes)
+        self._buf = torch.empty(self.l2_clear_bytes, dtype=torch.uint8, device="cuda")
+
+    def event(self):
+        return self.torch.cuda.Event(enable_timing=True)
+
+    def record(self, ev) -> None:
+        ev.record()
+
+    def elapsed_ms(self, start, end) -> float:
+        return float(start.elapsed_time(end))
+
+    def clear_l2(self) -> None:
+        self._buf.zero_()
+
+    def synchronize(self) -> None:
+        self.torch.cuda.current_stream().synchronize()
+
+
+class CupyTimer(_TimerBase):
+    """Like :class:`TorchTimer`, for cupy's current stream and ``cupy.cuda.Event``."""
+
+    def __init__(self, l2_bytes: int):
+        import cupy
+
+        self.cupy = cupy
+        self.l2_clear_bytes = 2 * int(l2_bytes)
+        self._buf = cupy.empty(self.l2_clear_bytes, dtype=cupy.uint8)
+
+    def event(self):
+        return self.cupy.cuda.Event()
+
+    def record(self, ev) -> None:
+        ev.record()
+
+    def elapsed_ms(self, start, end) -> float:
+        return float(self.cupy.cuda.get_elapsed_time(start, end))
+
+    def clear_l2(self) -> None:
+        self._buf.fill(0)
+
+    def synchronize(self) -> None:
+        self.cupy.cuda.get_current_stream().synchronize()
+
+
+def time_op(fn: Callable[[], object], *, device=None, stream=None, iters: int = 100, warmup: int = 10,
+            clear_l2: bool = True) -> Timing:
+    """Median per-call device time of ``fn`` (which must enqueue its work on ``stream``).
+
+    ``device``: an nvfp4rt Device or ordinal (default: the current one);
+    ``stream``: an nvfp4rt Stream (default: the device's default stream).
+    """
+    return measure(fn, DriverTimer(device, stream), iters=iters, warmup=warmup, clear_l2=clear_l2)
+
+
+def time_back_to_back(fn: Callable[[], object], n: int = 50, *, synchronize: Callable[[], object] | None = None,
+                      warmup: int = 1) -> float:
+    """Host-measured microseconds per call over ``n`` back-to-back calls.
+
+    Synchronizes before starting the clock and after the last call, so the
+    figure is (host launch overhead + kernel, overlapped) per call: what a
+    Python caller sees when it issues calls in a loop.  ``synchronize``
+    defaults to ``cuCtxSynchronize`` on the current context.
+    """
+    if not callable(fn):
+        raise TypeError(f"fn must be callable, got {type(fn).__name__}")
+    if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+        raise ValueError(f"n must be an int >= 1, got {n!r}")
+    if synchronize is None:
+        from . import driver
+
+        def synchronize():
+            driver.call("cuCtxSynchronize")
+    for _ in range(warmup):
+        fn()
+    synchronize()
+    t0 = time.perf_counter()
+    for _ in range(n):
+        fn()
+    synchronize()
+    return (time.perf_counter() - t0) * 1e6 / n
+
+
+# =========================================================================== op registry
+
+class BenchCheckError(AssertionError):
+    """An op's output did not match the reference before timing: no number is reported."""
+
+
+@dataclass(frozen=True)
+class Peer:
+    """A peer implementation to time next to ours.
+
+    ``framework`` picks the timer: ``"torch"``, ``"cupy"`` or ``"nvfp4rt"``.
+    """
+
+    fn: Callable[[], object]
+    framework: str
+
+    def __call__(self):
+        return self.fn()
+
+
+class OpBench:
+    """Adapter between the harness and one op.  Subclass per op and :func:`register_op` it.
+
+    ``shape_keys`` name the dimensions (``("m", "k", "l")`` for GEMV) and fix
+    the order of ``m,k,l`` strings on the command line; ``presets`` maps a preset
+    name to a list of shape dicts, ``"default"`` being the competition shapes.
+    """
+
+    name: str = ""
+    shape_keys: tuple[str, ...] = ()
+    presets: Mapping[str, list[dict]] = {}
+    #: True for ops judged by arithmetic (GEMM-like): reports TFLOP/s too.
+    compute_bound: bool = False
+
+    def __init__(self, device=None, stream=None):
+        self.device = device
+        self.stream = stream
+
+    # --- shapes
+    def parse_shapes(self, specs: Iterable[str] | None) -> list[dict]:
+        """Shapes from preset names and ``m,k,l``-style strings (default preset if none)."""
+        specs = list(specs or ["default"])
+        out: list[dict] = []
+        for spec in specs:
+            if not isinstance(spec, str):
+                raise TypeError(f"shape spec must be a string, got {type(spec).__name__}")
+            if spec in self.presets:
+                out.extend(dict(s) for s in self.presets[spec])
+                continue
+            parts = [p.strip() for p in spec.split(",")]
+            if len(parts) != len(self.shape_keys) or not all(re.fullmatch(r"[0-9]+", p) for p in parts):
+                raise ValueError(
+                    f"shape {spec!r} for {self.name}: expected a preset ({', '.join(sorted(self.presets))}) "
+                    f"or {len(self.shape_keys)} positive integers {','.join(self.shape_keys)}")
+            shape = {k: int(p) for k, p in zip(self.shape_keys, parts)}
+            if any(v <= 0 for v in shape.values()):
+                raise ValueError(f"shape {spec!r} for {self.name}: every dimension must be positive")
+            self.validate_shape(shape)
+            out.append(shape)
+        return out
+
+    def validate_shape(self, shape: dict) -> None:
+        """Raise ValueError for shapes the op cannot run."""
+
+    def shape_label(self, shape: dict) -> str:
+        return " ".join(f"{k}={shape[k]}" for k in self.shape_keys)
+
+    # --- the op
+    def make_inputs(self, shape: dict, rng: np.random.Generator):  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def run(self, state) -> None:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def check(self, state) -> None:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def bytes(self, shape: dict) -> int:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def flops(self, shape: dict) -> int:
+        return 0
+
+    def peers(self, state) -> dict[str, Peer]:
+        return {}
+
+    def release(self, state) -> None:
+        """Drop device buffers of ``state`` (optional)."""
+
+
+_REGISTRY: dict[str, type[OpBench]] = {}
+
+
+def register_op(cls: type[OpBench]) -> type[OpBench]:
+    """Class decorator: make an :class:`OpBench` subclass available to ``nvfp4rt bench``."""
+    if not (isinstance(cls, type) and issubclass(cls, OpBench)) or not cls.name:
+        raise TypeError("register_op expects an OpBench subclass with a non-empty name")
+    _REGISTRY[cls.name] = cls
+    return cls
+
+
+def get_op(name: str) -> type[OpBench]:
+    _load_builtin_ops()
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        raise ValueError(f"unknown op {name!r}; known ops: {', '.join(op_names()) or '(none)'}") from None
+
+
+def op_names() -> list[str]:
+    _load_builtin_ops()
+    return sorted(_REGISTRY)
+
+
+def _load_builtin_ops() -> None:
+    """The built-in adapters are defined at the end of this module; nothing to import (yet)."""
+
+
+# =========================================================================== results
+
+def utc_now() -> str:
+    """The current UTC time as ISO 8601 with a ``Z`` suffix, to the second."""
+    return _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def device_slug(name: str) -> str:
+    """``"NVIDIA H100 80GB HBM3"`` -> ``"nvidia-h100-80gb-hbm3"``: safe in file names."""
+    if not isinstance(name, str):
+        raise TypeError(f"device name must be a str, got {type(name).__name__}")
+    slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
+    return slug or "unknown-device"
+
+
+def result_filename(op: str, device_name: str, date: str) -> str:
+    """``<op>-<device-slug>-<YYYYMMDDTHHMMSSZ>.json`` (the time keeps same-day runs apart)."""
+    if not re.fullmatch(r"[a-z0-9_]+", op or ""):
+        raise ValueError(f"op must be a lowercase identifier, got {op!r}")
+    compact = re.sub(r"[^0-9TZ]", "", date)
+    if not re.fullmatch(r"\d{8}T\d{6}Z", compact):
+        raise ValueError(f"date must be UTC ISO 8601 like 2026-11-21T10:30:00Z, got {date!r}")
+    return f"{op}-{device_slug(device_name)}-{compact}.json"
+
+
+def checkout_root() -> Path:
+    """The source checkout holding this package (has ``pyproject.toml``), else the working directory."""
+    here = Path(__file__).resolve().parent.parent
+    return here if (here / "pyproject.toml").is_file() else Path.cwd()
+
+
+def default_results_dir() -> Path:
+    return checkout_root() / "bench" / "results"
+
+
+def git_revision(cwd: str | os.PathLike | None = None) -> dict:
+    """``{"revision": <sha or None>, "dirty": <bool or None>}`` of the checkout."""
+    cwd = str(cwd or checkout_root())
+    try:
+        rev = subprocess.run(["git", "rev-parse", "HEAD"], cwd=cwd, capture_output=True, text=True,
+                             timeout=10, check=True).stdout.strip()
+        status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=cwd,
+                                capture_output=True, text=True, timeout=10, check=True).stdout
+        return {"revision": rev, "dirty": bool(status.strip())}
+    except (OSError, subprocess.SubprocessError):
+        return {"revision": None, "dirty": None}
+
+
+def _ratio(num: float | None, den: float | None) -> float | None:
+    if num is None or den is None or den == 0 or not math.isfinite(num) or not math.isfinite(den):
+        return None
+    return num / den
+
+
+def shape_result(shape: dict, timing: Timing, *, nbytes: int, flops: int = 0, ceilings: Mapping | None = None,
+                 api_us_per_call: float | None = None, peers: Mapping[str, float | None] | None = None,
+                 check: str = "ok") -> dict:
+    """The per-shape record of a result file (derived figures computed here, in one place).
+
+    ``gbps`` is decimal GB/s of NVFP4 bytes moved (1 GB/s = 1e9 B/s);
+    ``pct_of_bw`` compares it with the same run's read ceiling; ``speedup[peer]``
+    is peer median / our median (> 1 means we are faster).
+    """
+    ceilings = dict(ceilings or {})
+    med = timing.median_us
+    gbps = nbytes / (med * 1e-6) / 1e9 if med > 0 else None
+    read_tbps = ceilings.get("read_tbps")
+    rec = {
+        "shape": dict(shape),
+        "median_us": med,
+        "p10_us": timing.p10_us,
+        "p90_us": timing.p90_us,
+        "n_samples": timing.n,
+        "bytes": int(nbytes),
+        "gbps": gbps,
+        "pct_of_bw": None if gbps is None or not read_tbps else 100.0 * gbps / (1000.0 * read_tbps),
+        "api_us_per_call": api_us_per_call,
+        "peers": {k: v for k, v in (peers or {}).items()},
+        "speedup": {k: _ratio(v, med) for k, v in (peers or {}).items()},
+        "check": check,
+    }
+    if flops:
+        tflops = flops / (med * 1e-6) / 1e12 if med > 0 else None
+        tc = ceilings.get("fp16_tflops")
+        rec["flops"] = int(flops)
+        rec["tflops"] = tflops
+        rec["pct_of_tensor_ceiling"] = None if tflops is None or not tc else 100.0 * tflops / tc
+    return rec
+
+
+def build_result(op: str, *, device: Mapping, ceilings: Mapping | None, shapes: list[dict], iters: int,
+                 warmup: int, l2_clear_bytes: int | None, date: str | None = None, git: Mapping | None = None,
+                 cuda_bindings_version: str | None = None) -> dict:
+    """A whole result document; ``device`` holds at least ``name`` and ``driver_version``."""
+    if "name" not in device or "driver_version" not in device:
+        raise ValueError("device must hold 'name' and 'driver_version'")
+    if cuda_bindings_version is None:
+        from .cache import bindings_version
+
+        cuda_bindings_version = bindings_version()
+    return {
+        "schema": RESULT_SCHEMA,
+        "op": op,
+        "device": dict(device),
+        "driver_version": device["driver_version"],
+        "cuda_bindings_version": cuda_bindings_version,
+        "date": date or utc_now(),
+        "git": dict(git) if git is not None else git_revision(),
+        "ceilings": dict(ceilings) if ceilings else {},
+        "method": {
+            "statistic": "median of per-call device event times",
+            "iters": iters,
+            "warmup": warmup,
+            "l2_clear_bytes": l2_clear_bytes,
+            "api_calls": 50,
+        },
+        "shapes": shapes,
+    }
+
+
+_REQUIRED_SHAPE_KEYS = ("shape", "median_us", "p10_us", "p90_us", "bytes", "gbps", "pct_of_bw",
+                        "api_us_per_call", "peers", "speedup")
+
+
+def validate_result(result: Mapping) -> None:
+    """Raise ValueError if ``result`` lacks a field the renderer and readers rely on."""
+    for key in ("schema", "op", "device", "driver_version", "cuda_bindings_version", "date", "git",
+                "ceilings", "shapes"):
+        if key not in result:
+            raise ValueError(f"result lacks {key!r}")
+    if "name" not in result["device"]:
+        raise ValueError("result['device'] lacks 'name'")
+    for i, rec in enumerate(result["shapes"]):
+        for key in _REQUIRED_SHAPE_KEYS:
+            if key not in rec:
+                raise ValueError(f"result['shapes'][{i}] lacks {key!r}")
+
+
+def write_result(result: Mapping, path: str | os.PathLike | None = None, *,
+                 results_dir: str | os.PathLike | None = None) -> Path:
+    """Write ``result`` as JSON (default: ``bench/results/<op>-<slug>-<date>.json``); returns the path."""
+    validate_result(result)
+    if path is None:
+        d = Path(results_dir) if results_dir is not None else default_results_dir()
+        path = d / result_filename(result["op"], result["device"]["name"], result["date"])
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(result, indent=2, sort_keys=False) + "\n")
+    os.replace(tmp, path)
+    return path
+
+
+def read_results(results_dir: str | os.PathLike) -> list[dict]:
+    """Every valid result in ``results_dir`` (files that fail to parse are skipped with a warning)."""
+    import warnings
+
+    out = []
+    d = Path(results_dir)
+    if not d.is_dir():
+        return out
+    for p in sorted(d.glob("*.json")):
+        try:
+            doc = json.loads(p.read_text())
+            validate_result(doc)
+        except (OSError, ValueError) as exc:
+            warnings.warn(f"skipping {p}: {exc}", stacklevel=2)
+            continue
+        doc["_file"] = p.name
+        out.append(doc)
+    return out
+
+
+def _fmt(x, spec: str = ".1f", missing: str = "–") -> str:
+    if x is None or (isinstance(x, float) and not math.isfinite(x)):
+        return missing
+    return format(x, spec)
+
+
+MARKDOWN_HEADER = (
+    "# Benchmarks\n\n"
+    "<!-- Generated by `nvfp4rt bench --render` from bench/results/*.json. Do not edit by hand. -->\n\n"
+    "These numbers are generated by `nvfp4rt bench` (and this file by `nvfp4rt bench --render`) from the\n"
+    "JSON files in `bench/results/`; they are never hand-edited. Newest result per op and device.\n"
+    "Times are medians of per-call CUDA-event times with L2 cleared before every call (p10–p90 beside them);\n"
+    "TB/s counts the NVFP4 bytes an op must move; \"% BW\" compares with the read bandwidth measured in the\n"
+    "same run; peer columns give the peer's median and our speedup over it. See docs/bench.md.\n"
+)
+
+
+def _shape_text(shape: Mapping) -> str:
+    return " ".join(f"{k}={v}" for k, v in shape.items())
+
+
+def render_markdown(results_dir: str | os.PathLike) -> str:
+    """BENCHMARKS.md text: one table per op, newest result per device."""
+    newest: dict[tuple[str, str], dict] = {}
+    for doc in read_results(results_dir):
+        key = (doc["op"], doc["device"]["name"])
+        old = newest.get(key)
+        if old is None or (doc["date"], doc["_file"]) > (old["date"], old["_file"]):
+            newest[key] = doc
+    lines = [MARKDOWN_HEADER]
+    if not newest:
+        lines.append("\nNo results yet: run `nvfp4rt bench gemv` on a GPU.\n")
+        return "\n".join(lines)
+    for op in sorted({k[0] for k in newest}):
+        docs = [newest[k] for k in sorted(newest) if k[0] == op]
+        peer_names: list[str] = []
+        for d in docs:
+            for rec in d["shapes"]:
+                for name in rec["peers"]:
+                    if name not in peer_names:
+                        peer_names.append(name)
+        has_flops = any("tflops" in rec for d in docs for rec in d["shapes"])
+        head = ["device", "shape", "median µs", "p10–p90 µs", "MB", "TB/s", "% BW", "API µs/call"]
+        if has_flops:
+            head += ["TFLOP/s", "% fp16 TC"]
+        head += [f"{p} µs (speedup)" for p in peer_names]
+        lines.append(f"\n## {op}\n")
+        lines.append("| " + " | ".join(head) + " |")
+        lines.append("|" + "|".join("---" for _ in head) + "|")
+        for d in docs:
+            for rec in d["shapes"]:
+                row = [
+                    d["device"]["name"],
+                    _shape_text(rec["shape"]),
+                    _fmt(rec["median_us"]),
+                    f"{_fmt(rec['p10_us'])}–{_fmt(rec['p90_us'])}",
+                    _fmt(rec["bytes"] / 1e6),
+                    _fmt(None if rec["gbps"] is None else rec["gbps"] / 1000.0, ".2f"),
+                    _fmt(rec["pct_of_bw"], ".0f"),
+                    _fmt(rec["api_us_per_call"]),
+                ]
+                if has_flops:
+                    row += [_fmt(rec.get("tflops"), ".0f"), _fmt(rec.get("pct_of_tensor_ceiling"), ".0f")]
+                for p in peer_names:
+                    t = rec["peers"].get(p)
+                    s = rec["speedup"].get(p)
+                    row.append("–" if t is None else f"{_fmt(t)} ({_fmt(s, '.2f')}×)")
+                lines.append("| " + " | ".join(row) + " |")
+        lines.append("")
+        for d in docs:
+            c = d.get("ceilings") or {}
+            rev = (d.get("git") or {}).get("revision") or "unknown"
+            dirty = " (dirty)" if (d.get("git") or {}).get("dirty") else ""
+            lines.append(
+                f"- {d['device']['name']}: {d['date']}, git {rev[:12]}{dirty}, driver {d['driver_version']}, "
+                f"cuda-bindings {d['cuda_bindings_version']}; read ceiling {_fmt(c.get('read_tbps'), '.2f')} TB/s, "
+                f"fp16 tensor ceiling {_fmt(c.get('fp16_tflops'), '.0f')} TFLOP/s; `{d['_file']}`")
+    return "\n".join(lines) + "\n"
+
+
+def write_markdown(results_dir: str | os.PathLike | None = None, out: str | os.PathLike | None = None) -> Path:
+    """Regenerate BENCHMARKS.md (default: at the checkout root) from ``results_dir``."""
+    results_dir = Path(results_dir) if results_dir is not None else default_results_dir()
+    out = Path(out) if out is not None else checkout_root() / "BENCHMARKS.md"
+    out.write_text(render_markdown(results_dir))
+    return out
+
+
+# =========================================================================== the run
+
+def _framework_timer(framework: str, l2_bytes: int, cache: dict):
+    if framework not in cache:
+        if framework == "torch":
+            cache[framework] = TorchTimer(l2_bytes)
+        elif framework == "cupy":
+            cache[framework] = CupyTimer(l2_bytes)
+        else:
+            raise ValueError(f"unknown peer framework {framework!r}")
+    return cache[framework]
+
+
+def run_bench(op: str, shapes: Iterable[str] | None = None, *, iters: int = 100, warmup: int = 10,
+              with_peers: bool = True, reuse_ceilings: bool = False, seed: int | None = None,
+              device=None, log: Callable[[str], object] = print) -> dict:
+    """Benchmark ``op`` on ``shapes`` and return the result document (not yet written).
+
+    Order per shape: fresh random inputs, correctness check against the
+    reference (poisoned output), then our timing, back-to-back API timing,
+    and the peers.  The ceilings are measured first, in the same run.
+    """
+    from . import driver
+    from .ceilings import get_ceilings
+
+    _check_counts(iters, warmup)
+    dev = _resolve_device(device)
+    props = dev.properties
+    timer = DriverTimer(dev, None)
+    adapter = get_op(op)(dev, timer.stream)
+    shape_list = adapter.parse_shapes(shapes)
+    log(f"[bench] {op} on {props.name} ({props.arch}), {len(shape_list)} shape(s), iters={iters}")
+    ceilings = get_ceilings(dev, reuse=reuse_ceilings, log=log)
+    rng = np.random.default_rng(seed)
+    fw_timers: dict = {}
+    records = []
+    for shape in shape_list:
+        label = adapter.shape_label(shape)
+        state = adapter.make_inputs(shape, rng)
+        try:
+            adapter.check(state)
+            t = measure(lambda: adapter.run(state), timer, iters=iters, warmup=warmup)
+            api = time_back_to_back(lambda: adapter.run(state), 50, synchronize=timer.synchronize)
+            peer_times: dict[str, float | None] = {}
+            if with_peers:
+                for name, peer in adapter.peers(state).items():
+                    try:
+                        ptimer = timer if peer.framework == "nvfp4rt" else _framework_timer(
+                            peer.framework, props.l2_bytes, fw_timers)
+                        peer_times[name] = measure(peer.fn, ptimer, iters=iters, warmup=warmup).median_us
+                    except Exception as exc:  # a peer failing must not lose our numbers
+                        log(f"[bench]   peer {name} failed: {type(exc).__name__}: {exc}")
+                        peer_times[name] = None
+        finally:
+            adapter.release(state)
+        rec = shape_result(shape, t, nbytes=adapter.bytes(shape), flops=adapter.flops(shape) if adapter.compute_bound else 0,
+                           ceilings=ceilings, api_us_per_call=api, peers=peer_times)
+        records.append(rec)
+        peers_txt = ", ".join(f"{k} {_fmt(v)} µs" for k, v in peer_times.items())
+        log(f"[bench]   {label}: {t.median_us:.1f} µs (p10 {t.p10_us:.1f}, p90 {t.p90_us:.1f}), "
+            f"{_fmt(rec['pct_of_bw'], '.0f')}% of read BW, API {api:.1f} µs/call" + (f"; {peers_txt}" if peers_txt else ""))
+    device_info = {
+        "name": props.name,
+        "arch": props.arch,
+        "sm_count": props.sm_count,
+        "l2_bytes": props.l2_bytes,
+        "driver_version": _driver_version_text(driver.driver_version()),
+    }
+    return build_result(op, device=device_info, ceilings=ceilings, shapes=records, iters=iters, warmup=warmup,
+                        l2_clear_bytes=timer.l2_clear_bytes)
+
+
+def _driver_version_text(v: int) -> str:
+    """13000 -> "13.0" (the CUDA version the driver supports)."""
+    return f"{v // 1000}.{(v % 1000) // 10}"

@@ -1,0 +1,183 @@
+"""The two ceilings every benchmark number is compared with, measured on the device.
+
+* Read bandwidth: our own ``ptx/bw_read.ptx`` sums a buffer of at least 1 GiB
+  with 16-byte non-coherent loads; TB/s = bytes read / median kernel time
+  (decimal: 1 TB/s = 1e12 B/s).  This, not a datasheet figure, is the floor
+  a memory-bound kernel such as GEMV is judged against.
+* fp16 tensor-core rate: an 8192^3 fp16 matrix product through torch (cuBLAS),
+  or cupy if torch is absent; TFLOP/s = 2*8192^3 / median time.  ``None``
+  when neither is importable (nvfp4rt itself depends on neither).
+
+Both are timed like everything else (:func:`nvfp4rt.bench.measure`: warm-up,
+L2 cleared before each call, median of per-call events).  Measured values are
+cached as JSON per device name + driver version, so ``nvfp4rt info`` can show
+them without re-measuring; ``nvfp4rt bench`` re-measures unless asked to reuse.
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Callable
+
+__all__ = [
+    "READ_BUFFER_BYTES",
+    "measure_read_bandwidth",
+    "measure_tensor_ceiling",
+    "measure_ceilings",
+    "get_ceilings",
+    "cached_ceilings",
+    "store_ceilings",
+    "ceilings_path",
+    "ceilings_key",
+]
+
+#: Bytes the bandwidth kernel reads per call: large against any L2 and any launch overhead.
+READ_BUFFER_BYTES = 1 << 30
+_BLOCK = 256
+_BLOCKS_PER_SM = 8
+_MATMUL_N = 8192
+
+
+def ceilings_path() -> Path:
+    """``$NVFP4RT_CACHE_DIR/ceilings.json``, else ``$XDG_CACHE_HOME`` (or ``~/.cache``) ``/nvfp4rt/ceilings.json``."""
+    env = os.environ.get("NVFP4RT_CACHE_DIR")
+    if env:
+        return Path(env).expanduser() / "ceilings.json"
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    base = Path(xdg).expanduser() if xdg else Path.home() / ".cache"
+    return base / "nvfp4rt" / "ceilings.json"
+
+
+def ceilings_key(device_name: str, driver_version: int | str) -> str:
+    """The cache key: device name and driver version (a new driver can change both ceilings)."""
+    return f"{device_name}|driver {driver_version}"
+
+
+def _load_all(path: Path) -> dict:
+    try:
+        doc = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+    return doc if isinstance(doc, dict) else {}
+
+
+def cached_ceilings(device_name: str, driver_version: int | str, path: Path | None = None) -> dict | None:
+    """The stored ceilings for this device and driver, or None."""
+    entry = _load_all(path or ceilings_path()).get(ceilings_key(device_name, driver_version))
+    return dict(entry) if isinstance(entry, dict) else None
+
+
+def store_ceilings(device_name: str, driver_version: int | str, ceilings: dict, path: Path | None = None) -> Path:
+    """Merge ``ceilings`` into the JSON file under this device's key (temp file + ``os.replace``)."""
+    path = path or ceilings_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    doc = _load_all(path)
+    doc[ceilings_key(device_name, driver_version)] = dict(ceilings)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n")
+    os.replace(tmp, path)
+    return path
+
+
+def measure_read_bandwidth(device=None, stream=None, *, nbytes: int = READ_BUFFER_BYTES, iters: int = 20,
+                           warmup: int = 3) -> float:
+    """Read bandwidth in TB/s from ``bw_read`` over a buffer of ``nbytes`` (>= 1 GiB by default)."""
+    from . import driver
+    from .bench import DriverTimer, measure
+    from .module import load
+    from .ptxsource import ptx_dir
+
+    if not isinstance(nbytes, int) or nbytes < 16 or nbytes % 16:
+        raise ValueError(f"nbytes must be a positive multiple of 16, got {nbytes!r}")
+    timer = DriverTimer(device, stream)
+    dev = timer.device
+    kernel = load(ptx_dir() / "bw_read.ptx", device=dev).kernel("bw_read")
+    src = int(driver.call("cuMemAlloc", nbytes))
+    out = int(driver.call("cuMemAlloc", 16))
+    try:
+        # Not zeros: a non-trivial pattern, written once (reads do not depend on it, but nothing is left to chance).
+        driver.call("cuMemsetD32", src, 0x3F8003A5, nbytes // 4)
+        driver.call("cuMemsetD32", out, 0, 4)
+        grid = dev.properties.sm_count * _BLOCKS_PER_SM
+        n16 = nbytes // 16
+
+        def launch():
+            kernel(src, n16, out, grid=(grid, 1, 1), block=(_BLOCK, 1, 1), shared_mem=0, stream=timer.stream)
+
+        t = measure(launch, timer, iters=iters, warmup=warmup)
+    finally:
+        driver.call("cuMemFree", src)
+        driver.call("cuMemFree", out)
+    return nbytes / (t.median_us * 1e-6) / 1e12
+
+
+def measure_tensor_ceiling(l2_bytes: int, *, n: int = _MATMUL_N, iters: int = 20,
+                           warmup: int = 3) -> tuple[float | None, str | None]:
+    """(TFLOP/s, source) of an n^3 fp16 matrix product via torch, else cupy; (None, None) if neither."""
+    from .bench import CupyTimer, TorchTimer, measure
+
+    try:
+        import torch
+
+        if not torch.cuda.is_available():
+            raise ImportError("torch has no CUDA")
+        g = torch.Generator(device="cuda").manual_seed(0)
+        a = torch.randn(n, n, device="cuda", dtype=torch.float16, generator=g)
+        b = torch.randn(n, n, device="cuda", dtype=torch.float16, generator=g)
+        c = torch.empty(n, n, device="cuda", dtype=torch.float16)
+        t = measure(lambda: torch.matmul(a, b, out=c), TorchTimer(l2_bytes), iters=iters, warmup=warmup)
+        del a, b, c
+        return 2.0 * n ** 3 / (t.median_us * 1e-6) / 1e12, f"torch {torch.__version__} matmul fp16 {n}^3"
+    except ImportError:
+        pass
+    try:
+        import cupy
+
+        rs = cupy.random.RandomState(0)
+        a = rs.standard_normal((n, n), dtype=cupy.float32).astype(cupy.float16)
+        b = rs.standard_normal((n, n), dtype=cupy.float32).astype(cupy.float16)
+        c = cupy.empty((n, n), dtype=cupy.float16)
+        t = measure(lambda: cupy.matmul(a, b, out=c), CupyTimer(l2_bytes), iters=iters, warmup=warmup)
+        return 2.0 * n ** 3 / (t.median_us * 1e-6) / 1e12, f"cupy {cupy.__version__} matmul fp16 {n}^3"
+    except ImportError:
+        return None, None
+
+
+def measure_ceilings(device=None, *, log: Callable[[str], object] = print) -> dict:
+    """Measure both ceilings now; returns ``{read_tbps, fp16_tflops, fp16_source, measured_at, read_bytes}``."""
+    from .bench import _resolve_device, utc_now
+
+    dev = _resolve_device(device)
+    log(f"[ceilings] measuring read bandwidth ({READ_BUFFER_BYTES >> 20} MiB, bw_read.ptx) ...")
+    read = measure_read_bandwidth(dev)
+    log(f"[ceilings] read {read:.2f} TB/s; measuring fp16 tensor-core rate ...")
+    tflops, source = measure_tensor_ceiling(dev.properties.l2_bytes)
+    log(f"[ceilings] fp16 {'n/a (no torch or cupy)' if tflops is None else f'{tflops:.0f} TFLOP/s'}")
+    return {
+        "read_tbps": read,
+        "read_bytes": READ_BUFFER_BYTES,
+        "fp16_tflops": tflops,
+        "fp16_source": source,
+        "measured_at": utc_now(),
+    }
+
+
+def get_ceilings(device=None, *, reuse: bool = False, log: Callable[[str], object] = print) -> dict:
+    """The ceilings for ``device``: cached ones when ``reuse`` and present, else measured now and cached."""
+    from . import driver
+    from .bench import _resolve_device
+
+    dev = _resolve_device(device)
+    name, drv = dev.properties.name, driver.driver_version()
+    if reuse:
+        hit = cached_ceilings(name, drv)
+        if hit is not None:
+            log(f"[ceilings] reusing cached ceilings measured {hit.get('measured_at')}")
+            return hit
+    c = measure_ceilings(dev, log=log)
+    try:
+        store_ceilings(name, drv, c)
+    except OSError as exc:  # a read-only home must not fail a benchmark
+        log(f"[ceilings] could not cache ceilings: {exc}")
+    return c
