@@ -150,13 +150,14 @@ def _run_add_one(kernel, values: np.ndarray) -> np.ndarray:
     nbytes = values.nbytes
     dev_ptr = driver.call("cuMemAlloc", nbytes)
     try:
-        driver.call("cuMemcpyHtoD", dev_ptr, values, nbytes)
+        driver.call("cuMemcpyHtoD", dev_ptr, values.ctypes.data, nbytes)
         block = 128
         params = ((int(dev_ptr), n), (ctypes.c_void_p, ctypes.c_uint32))
-        driver.call("cuLaunchKernel", kernel.function, (n + block - 1) // block, 1, 1, block, 1, 1, 0, 0, params, 0)
+        driver.call("cuLaunchKernel", kernel.function, (n + block - 1) // block, 1, 1, block, 1, 1, 0,
+                    driver.raw.CUstream(0), params, 0)
         driver.call("cuCtxSynchronize")
         out = np.empty_like(values)
-        driver.call("cuMemcpyDtoH", out, dev_ptr, nbytes)
+        driver.call("cuMemcpyDtoH", out.ctypes.data, dev_ptr, nbytes)
         return out
     finally:
         driver.call("cuMemFree", dev_ptr)
