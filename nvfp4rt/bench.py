@@ -780,7 +780,12 @@ def run_bench(op: str, shapes: Iterable[str] | None = None, *, iters: int = 100,
             api = time_back_to_back(lambda: adapter.run(state), 50, synchronize=timer.synchronize)
             peer_times: dict[str, float | None] = {}
             if with_peers:
-                for name, peer in adapter.peers(state).items():
+                try:
+                    peers = adapter.peers(state)
+                except Exception as exc:  # e.g. a peer framework out of memory: keep our numbers
+                    log(f"[bench]   peers unavailable: {type(exc).__name__}: {exc}")
+                    peers = {}
+                for name, peer in peers.items():
                     try:
                         ptimer = timer if peer.framework == "nvfp4rt" else _framework_timer(
                             peer.framework, props.l2_bytes, fw_timers)
@@ -810,3 +815,175 @@ def run_bench(op: str, shapes: Iterable[str] | None = None, *, iters: int = 100,
 def _driver_version_text(v: int) -> str:
     """13000 -> "13.0" (the CUDA version the driver supports)."""
     return f"{v // 1000}.{(v % 1000) // 10}"
+
+
+# =========================================================================== built-in adapters
+
+#: e2m1 code -> value (FACTS §1): magnitudes of codes 0..7, then their negatives.
+_E2M1_VALUES = np.array([0, 0.5, 1, 1.5, 2, 3, 4, 6, -0.0, -0.5, -1, -1.5, -2, -3, -4, -6], dtype=np.float32)
+
+
+def _dequant_fp4_host(packed: np.ndarray, scales: np.ndarray) -> np.ndarray:
+    """float32 ``[..., k]`` from packed e2m1 bytes ``[..., k/2]`` (low nibble first) and e4m3 bytes ``[..., k/16]``.
+
+    Exact: every product of an e2m1 value and an e4m3 scale is representable in float32.
+    """
+    import ml_dtypes
+
+    packed = np.asarray(packed, dtype=np.uint8)
+    codes = np.stack((packed & 0x0F, packed >> 4), axis=-1).reshape(*packed.shape[:-1], 2 * packed.shape[-1])
+    vals = _E2M1_VALUES[codes]
+    sc = np.asarray(scales, dtype=np.uint8).view(ml_dtypes.float8_e4m3fn).astype(np.float32)
+    return (vals.reshape(*sc.shape, 16) * sc[..., None]).reshape(vals.shape)
+
+
+def _random_scales(rng: np.random.Generator, shape) -> np.ndarray:
+    """Positive e4m3 bit patterns for 2^-2 .. 2^1 with random mantissas: never all-zero, no overflow risk."""
+    exponent = rng.integers(5, 9, size=shape, dtype=np.uint8)  # biased e4m3 exponents: 2^-2 .. 2^1
+    mantissa = rng.integers(0, 8, size=shape, dtype=np.uint8)
+    return (exponent << 3) | mantissa
+
+
+def _competition_view(base):
+    """The competition's logical ``[rows, cols, l]`` view of a contiguous ``(l, rows, cols)`` device array."""
+    tr = getattr(base, "transpose", None)
+    if tr is None:
+        raise TypeError(f"{type(base).__name__} has no transpose(); cannot form the competition layout")
+    try:
+        return tr(1, 2, 0)
+    except TypeError:
+        return tr((1, 2, 0))
+
+
+@dataclass
+class _GemvState:
+    shape: dict
+    host: dict           # numpy arrays in (l, rows, cols) layout
+    dev: dict            # contiguous device arrays, (l, rows, cols)
+    views: dict          # competition views [rows, cols, l]
+    stream: object
+    torch_cache: dict = field(default_factory=dict)
+
+
+@register_op
+class GemvBench(OpBench):
+    """Batched NVFP4 GEMV ``c[:, 0, b] = A[b] @ x[b]`` through :func:`nvfp4rt.ops.gemv.gemv_raw`.
+
+    Inputs are fresh random NVFP4 data (every byte pattern of A and b; positive
+    e4m3 scales between 0.25 and 3.75), drawn per run from the harness's
+    generator.  The check compares with a float64 host reference under the
+    competition tolerance (|out - ref| <= 1e-3 + 1e-3 |ref|) after the output
+    was poisoned with 0xFF bytes (fp16 NaN), so an unwritten element fails.
+    """
+
+    name = "gemv"
+    shape_keys = ("m", "k", "l")
+    presets = {
+        "default": [{"m": 7168, "k": 16384, "l": 1}, {"m": 4096, "k": 7168, "l": 8}, {"m": 7168, "k": 2048, "l": 4}],
+        "small": [{"m": 256, "k": 1024, "l": 2}],
+    }
+
+    def validate_shape(self, shape: dict) -> None:
+        if shape["k"] % 32:
+            raise ValueError(f"gemv benchmark shapes need k divisible by 32, got k={shape['k']}")
+
+    def bytes(self, shape: dict) -> int:
+        m, k, l = shape["m"], shape["k"], shape["l"]
+        return l * (m * k // 2 + m * k // 16 + k // 2 + k // 16 + 2 * m)
+
+    def flops(self, shape: dict) -> int:
+        return 2 * shape["m"] * shape["k"] * shape["l"]
+
+    def make_inputs(self, shape: dict, rng: np.random.Generator) -> _GemvState:
+        from .array import asarray, empty
+
+        m, k, l = shape["m"], shape["k"], shape["l"]
+        host = {
+            "a": rng.integers(0, 256, size=(l, m, k // 2), dtype=np.uint8),
+            "b": rng.integers(0, 256, size=(l, 1, k // 2), dtype=np.uint8),
+            "sfa": _random_scales(rng, (l, m, k // 16)),
+            "sfb": _random_scales(rng, (l, 1, k // 16)),
+        }
+        dev = {name: asarray(arr, device=self.device) for name, arr in host.items()}
+        dev["c"] = empty((l, m, 1), np.float16, device=self.device)
+        views = {name: _competition_view(arr) for name, arr in dev.items()}
+        return _GemvState(dict(shape), host, dev, views, self.stream)
+
+    def run(self, state: _GemvState) -> None:
+        from .ops.gemv import gemv_raw
+
+        v = state.views
+        gemv_raw(v["a"], v["b"], v["sfa"], v["sfb"], v["c"], stream=state.stream)
+
+    def reference(self, state: _GemvState) -> np.ndarray:
+        """float64 ``(l, m)`` products, dequantised on the host in row chunks (bounded memory)."""
+        h = state.host
+        l, m = h["a"].shape[0], h["a"].shape[1]
+        out = np.empty((l, m), dtype=np.float64)
+        for b in range(l):
+            x = _dequant_fp4_host(h["b"][b], h["sfb"][b])[0].astype(np.float64)
+            for r0 in range(0, m, 1024):
+                a = _dequant_fp4_host(h["a"][b, r0:r0 + 1024], h["sfa"][b, r0:r0 + 1024])
+                out[b, r0:r0 + 1024] = a.astype(np.float64) @ x
+        return out
+
+    def check(self, state: _GemvState) -> None:
+        from . import driver
+
+        c = state.dev["c"]
+        driver.call("cuMemsetD8", c.ptr, 0xFF, c.nbytes)  # poison: 0xFFFF is an fp16 NaN
+        self.run(state)
+        driver.call("cuCtxSynchronize")
+        got = np.asarray(c.numpy(), dtype=np.float64).reshape(state.host["a"].shape[0], -1)
+        ref = self.reference(state)
+        bad = ~(np.abs(got - ref) <= 1e-3 + 1e-3 * np.abs(ref))  # NaN compares False: counted as bad
+        if bad.any():
+            idx = np.argwhere(bad)[0]
+            raise BenchCheckError(
+                f"gemv {self.shape_label(state.shape)}: {int(bad.sum())} of {bad.size} outputs wrong; first at "
+                f"(batch {idx[0]}, row {idx[1]}): got {got[tuple(idx)]!r}, expected {ref[tuple(idx)]!r}")
+
+    def peers(self, state: _GemvState) -> dict[str, Peer]:
+        """cuBLAS fp16 bmm on pre-dequantised data, and the naive unpack/lookup/scale/bmm path (torch)."""
+        try:
+            import torch
+        except ImportError:
+            return {}
+        if not torch.cuda.is_available():
+            return {}
+        h = state.host
+        l, m, half_k = h["a"].shape
+        k = 2 * half_k
+        a16 = torch.empty((l, m, k), dtype=torch.float16, device="cuda")
+        for b in range(l):  # dequantise batch by batch on the host: exact in fp16 (FACTS §1)
+            a16[b].copy_(torch.from_numpy(_dequant_fp4_host(h["a"][b], h["sfa"][b]).astype(np.float16)))
+        b16 = torch.from_numpy(_dequant_fp4_host(h["b"], h["sfb"]).astype(np.float16)).cuda().reshape(l, k, 1)
+        out = torch.empty((l, m, 1), dtype=torch.float16, device="cuda")
+
+        def cublas_bmm():
+            torch.bmm(a16, b16, out=out)
+
+        a_u8 = torch.from_numpy(h["a"]).cuda()
+        b_u8 = torch.from_numpy(h["b"]).cuda()
+        sfa_u8 = torch.from_numpy(h["sfa"]).cuda()
+        sfb_u8 = torch.from_numpy(h["sfb"]).cuda()
+        lut = torch.from_numpy(_E2M1_VALUES.astype(np.float16)).cuda()
+
+        def dequant(packed, scales):
+            codes = torch.stack((packed & 0x0F, packed >> 4), dim=-1).reshape(*packed.shape[:-1], -1)
+            sc = scales.view(torch.float8_e4m3fn).to(torch.float16).repeat_interleave(16, dim=-1)
+            return lut[codes.long()] * sc
+
+        def naive():
+            torch.bmm(dequant(a_u8, sfa_u8), dequant(b_u8, sfb_u8).transpose(1, 2), out=out)
+
+        state.torch_cache.update(a16=a16, b16=b16, out=out, a_u8=a_u8, b_u8=b_u8, sfa_u8=sfa_u8, sfb_u8=sfb_u8)
+        return {"cublas_fp16_bmm": Peer(cublas_bmm, "torch"), "torch_naive_dequant_bmm": Peer(naive, "torch")}
+
+    def release(self, state: _GemvState) -> None:
+        for arr in state.dev.values():
+            close = getattr(arr, "close", None)
+            if close is not None:
+                close()
+        state.torch_cache.clear()
+        state.views.clear()

@@ -232,6 +232,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args.func(args) or 0)
+    except AssertionError as exc:  # bench.BenchCheckError: a wrong result is never timed
+        _err(f"correctness check failed: {exc}")
+        return EXIT_FAIL
     except CudaUnavailableError as exc:
         _err(str(exc))
         return EXIT_FAIL
