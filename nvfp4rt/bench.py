@@ -904,7 +904,9 @@ class GemvBench(OpBench):
             "sfa": _random_scales(rng, (l, m, k // 16)),
             "sfb": _random_scales(rng, (l, 1, k // 16)),
         }
-        dev = {name: asarray(arr, device=self.device) for name, arr in host.items()}
+        if self.device is not None:
+            self.device.activate()  # asarray/empty allocate on the current device
+        dev = {name: asarray(arr) for name, arr in host.items()}
         dev["c"] = empty((l, m, 1), np.float16, device=self.device)
         views = {name: _competition_view(arr) for name, arr in dev.items()}
         return _GemvState(dict(shape), host, dev, views, self.stream)
@@ -931,10 +933,11 @@ class GemvBench(OpBench):
         from . import driver
 
         c = state.dev["c"]
-        driver.call("cuMemsetD8", c.ptr, 0xFF, c.nbytes)  # poison: 0xFFFF is an fp16 NaN
+        l, m = state.host["a"].shape[:2]
+        driver.call("cuMemsetD8", c.ptr, 0xFF, 2 * l * m)  # poison: 0xFFFF is an fp16 NaN
         self.run(state)
         driver.call("cuCtxSynchronize")
-        got = np.asarray(c.numpy(), dtype=np.float64).reshape(state.host["a"].shape[0], -1)
+        got = np.asarray(c.numpy(), dtype=np.float64).reshape(l, m)
         ref = self.reference(state)
         bad = ~(np.abs(got - ref) <= 1e-3 + 1e-3 * np.abs(ref))  # NaN compares False: counted as bad
         if bad.any():

@@ -293,6 +293,45 @@ def test_gemv_host_dequant_matches_table():
     assert _dequant_fp4_host(packed, scales2)[0, 0, 3] == -12.0
 
 
+def _gemv_state(host_out):
+    """A GemvBench state whose 'device' output returns ``host_out`` (CPU stand-in for the GPU)."""
+    m, k, l = 64, 64, 2
+    host = {"a": np.full((l, m, k // 2), 0x22, np.uint8),     # every value 1.0
+            "b": np.full((l, 1, k // 2), 0x22, np.uint8),
+            "sfa": np.full((l, m, k // 16), 0x38, np.uint8),  # scale 1.0
+            "sfb": np.full((l, 1, k // 16), 0x40, np.uint8)}  # scale 2.0
+
+    class FakeC:
+        ptr = 0
+
+        def numpy(self):
+            return host_out(l, m)
+
+    return bench._GemvState({"m": m, "k": k, "l": l}, host, {"c": FakeC()}, {}, None)
+
+
+def test_gemv_reference_of_a_hand_computed_case():
+    st = _gemv_state(lambda l, m: None)
+    ref = bench.GemvBench(None, None).reference(st)
+    assert ref.shape == (2, 64) and np.all(ref == 64 * 1.0 * 2.0)
+
+
+def test_gemv_check_poisons_output_and_rejects_nan_and_wrong_values(monkeypatch):
+    from nvfp4rt import driver
+
+    calls = []
+    monkeypatch.setattr(driver, "call", lambda name, *a: calls.append((name, a)))
+    a = bench.GemvBench(None, None)
+    monkeypatch.setattr(a, "run", lambda state: None)
+    a.check(_gemv_state(lambda l, m: np.full((l, m, 1), 128.0, np.float16)))  # right answer passes
+    assert calls[0] == ("cuMemsetD8", (0, 0xFF, 2 * 2 * 64))  # poisoned before the run
+    with pytest.raises(bench.BenchCheckError, match="128 of 128"):
+        a.check(_gemv_state(lambda l, m: np.full((l, m, 1), np.nan, np.float16)))  # unwritten (NaN) output
+    wrong = lambda l, m: np.where(np.arange(l * m).reshape(l, m, 1) == 5, 128.5, 128.0).astype(np.float16)
+    with pytest.raises(bench.BenchCheckError, match="1 of 128.*row 5"):
+        a.check(_gemv_state(wrong))  # 0.5 off at 128: beyond 1e-3 + 1e-3*128
+
+
 # ----------------------------------------------------------------------------- GPU
 
 @pytest.mark.gpu
