@@ -94,6 +94,8 @@ def _cmd_bench(args) -> int:
         if reason is not None:
             _err(f"bench needs a GPU: {reason}")
             return EXIT_FAIL
+        if args.iters < 100:
+            _err(f"warning: --iters {args.iters} is below 100; medians of fewer calls are noisier")
         result = bench.run_bench(args.op, args.shapes, iters=args.iters, warmup=args.warmup,
                                  with_peers=not args.no_peers, reuse_ceilings=args.reuse_ceilings,
                                  seed=args.seed, device=args.device)
