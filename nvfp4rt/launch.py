@@ -116,7 +116,7 @@ def _encoder(kernel_name: str, p: Param):
 
         return encode_bytes
 
-    kind = p.kind
+    kind = "float" if p.ptx_type == "bf16" else p.kind  # Param.kind reads .bf16 as bits
     if p.is_pointer_hint and p.size == 8:
 
         def encode_pointer(value):
@@ -147,7 +147,10 @@ def _encoder(kernel_name: str, p: Param):
                 import ml_dtypes
 
                 return np.array(v, dtype=ml_dtypes.bfloat16).tobytes()
-            return struct.pack(fmt, v)
+            try:
+                return struct.pack(fmt, v)
+            except OverflowError:
+                raise ValueError(f"{where}: {v!r} overflows .{p.ptx_type}") from None
 
         return encode_float
 

@@ -393,3 +393,12 @@ def test_prepared_launch_host_overhead():
             assert prepared <= 10.0
     finally:
         buf.free()
+
+
+def test_half_precision_params():
+    sig = parse_entries(".visible .entry h(.param .f16 x, .param .bf16 y)\n{ ret; }")["h"]
+    assert pack_arguments(sig, (1.0, 1.0)).buffer == bytes.fromhex("003c803f")
+    with pytest.raises(ValueError, match="'x'.*overflows"):
+        pack_arguments(sig, (65520.0, 1.0))
+    with pytest.raises(TypeError, match="'y'"):
+        pack_arguments(sig, (1.0, "1"))
