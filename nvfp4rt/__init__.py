@@ -1,7 +1,20 @@
 """nvfp4rt: a framework-free Python runtime for handwritten NVFP4 PTX kernels.
 
-Importing nvfp4rt never touches the GPU; the driver is initialised on first use.
+Importing nvfp4rt never touches the GPU; the driver is initialised on first use,
+and on a machine without one the first GPU call raises CudaUnavailableError.
 """
-from .driver import CudaError, CudaContextLostError, CudaOutOfMemoryError, CudaUnavailableError, Device, device
+from .driver import (
+    CudaContextLostError,
+    CudaError,
+    CudaOutOfMemoryError,
+    CudaUnavailableError,
+    Device,
+    device,
+)
+from .module import Kernel, Module, PtxCompileError, load
+from .launch import Pointer, PreparedLaunch, launch
+from .tma import TensorMap
+from .nvfp4 import NVFP4Tensor, dequantize, pack_fp4, quantize, unpack_fp4
+from .ops.gemv import GemvPlan, gemv, gemv_raw, plan_gemv
 
 __version__ = "0.1.0"
