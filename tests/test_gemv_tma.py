@@ -249,6 +249,7 @@ class _DeviceBuffer:
     def __init__(self, host):
         from nvfp4rt import driver
 
+        driver.device()  # make the primary context current on this thread
         host = np.ascontiguousarray(host)
         self.nbytes = host.nbytes
         self.ptr = int(driver.call("cuMemAlloc", max(self.nbytes, 1)))
