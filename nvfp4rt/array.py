@@ -562,7 +562,7 @@ def from_dlpack(x, device=None, *, stream=None) -> DeviceArray:
     if hasattr(x, "__dlpack_device__"):
         dev_type, dev_id = (int(v) for v in x.__dlpack_device__())
     if dev_type in (kDLCUDA, kDLCUDAManaged):
-        dev = resolve_device(dev_id)
+        dev = driver.Device(dev_id)  # not made this thread's current device
         if device is not None and resolve_device(device).ordinal != dev.ordinal:
             raise ValueError(f"the tensor is on CUDA device {dev.ordinal}, not on the requested device "
                              f"{resolve_device(device).ordinal}; cross-device import would need a copy")
@@ -590,7 +590,7 @@ def _from_import(imp, device, stream) -> DeviceArray:
     if imp.device_type not in (kDLCUDA, kDLCUDAManaged):
         imp.release()
         raise TypeError(f"cannot import a DLPack tensor on {imp.device_name}")
-    dev = resolve_device(imp.device_id)
+    dev = driver.Device(imp.device_id)
     if device is not None and resolve_device(device).ordinal != dev.ordinal:
         imp.release()
         raise ValueError(f"the tensor is on CUDA device {dev.ordinal}, not on the requested device")
@@ -611,7 +611,7 @@ def _from_cuda_array_interface(x, device, stream) -> DeviceArray:
     if ptr:
         ordinal = int(driver.call("cuPointerGetAttribute",
                                   driver.raw.CUpointer_attribute.CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, ptr))
-        dev = resolve_device(ordinal)
+        dev = driver.Device(ordinal)
     else:
         dev = resolve_device(device)
     if device is not None and resolve_device(device).ordinal != dev.ordinal:
