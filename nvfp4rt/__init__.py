@@ -11,6 +11,8 @@ from .driver import (
     Device,
     device,
 )
+from .array import DeviceArray, asarray, empty, from_dlpack, from_numpy, full, zeros
+from .stream import Event, Stream, default_stream
 from .module import Kernel, Module, PtxCompileError, load
 from .launch import Pointer, PreparedLaunch, launch
 from .tma import TensorMap
