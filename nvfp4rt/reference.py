@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .nvfp4 import BLOCK, E4M3, NVFP4Tensor, e4m3_values, fp4_values
+from .nvfp4 import BLOCK, E4M3, NVFP4Tensor, _as_bytes, e4m3_values, fp4_values
 
 __all__ = [
     "CHUNK_BYTES",
@@ -48,12 +48,8 @@ _E4M3_F64 = e4m3_values(np.float64)
 
 
 def _bytes(x, name):
-    a = np.asarray(x)
-    if a.dtype == np.int8:
-        a = a.view(np.uint8)
-    if a.dtype != np.uint8:
-        raise TypeError(f"{name} must hold packed fp4 bytes as uint8 (or int8), got dtype {a.dtype}")
-    return a
+    """Packed fp4 bytes as uint8 (int8 is reinterpreted); the check lives in nvfp4._as_bytes."""
+    return _as_bytes(x, name)
 
 
 def _scale_bytes(x, name):
