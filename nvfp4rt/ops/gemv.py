@@ -124,10 +124,14 @@ class GemvPlan:
     ``plan(a, b, sfa, sfb, c, stream=None)`` takes device arrays (anything with
     ``.ptr``); it checks only what can change between calls cheaply (the
     pointers' alignment) and re-points the prepared launch.
+
+    ``kernel``: a loaded kernel with the ``nvfp4_gemv`` parameter list to launch
+    instead of the built-in one, with the same arguments and geometry (the
+    ``nvfp4rt lab`` uses this to run a user's kernel under the built-in ABI).
     """
 
     def __init__(self, m: int, k: int, l: int, layout: GemvLayout, *, alpha: float = 1.0,
-                 device=None, variant: str | None = None):
+                 device=None, variant: str | None = None, kernel=None):
         for name, v in (("m", m), ("k", k), ("l", l)):
             if not isinstance(v, (int, np.integer)) or isinstance(v, bool) or v < 1:
                 raise ValueError(f"{name} must be a positive int, got {v!r}")
@@ -140,7 +144,9 @@ class GemvPlan:
         self.variant = variant or variant_for(self.device)
         if self.variant not in ("sm90", "sm80"):
             raise ValueError(f"variant must be 'sm90' or 'sm80', got {self.variant!r}")
-        self.kernel = _kernel(self.device.ordinal, self.variant)
+        if kernel is not None and kernel.device.ordinal != self.device.ordinal:
+            raise ValueError(f"kernel is loaded on device {kernel.device.ordinal}, the plan runs on {self.device.ordinal}")
+        self.kernel = kernel if kernel is not None else _kernel(self.device.ordinal, self.variant)
         occ = driver.call("cuOccupancyMaxActiveBlocksPerMultiprocessor", self.kernel.function, _THREADS,
                           _SMEM_FIXED + (-(-k // _STEP_VALUES)) * _SMEM_PER_STEP)
         self.geometry = _geometry(self.m, self.k, self.l, max(1, int(occ)), self.device.properties.sm_count)
