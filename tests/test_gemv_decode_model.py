@@ -95,3 +95,23 @@ def test_sm80_integer_e4m3_decode_matches_ml_dtypes_for_all_non_nan_codes():
             if np.isnan(ref):
                 continue  # documented: the sm_80 fallback does not preserve e4m3 NaN
             assert got * 2.0**8 == ref, (code, got, ref)
+
+
+def _fix_constant(target):
+    """The f32 `%fix` the kernel multiplies every block scale by, read from the rendered PTX."""
+    import re
+    import struct
+
+    from nvfp4rt.ptxsource import ptx_dir, render
+
+    text = render((ptx_dir() / "gemv_nvfp4.ptx").read_text(), target)
+    (hex_bits,) = re.findall(r"mov\.f32 %fix, 0f([0-9A-Fa-f]{8});", text)
+    return struct.unpack(">f", bytes.fromhex(hex_bits))[0]
+
+
+def test_scale_fix_undoes_every_decode_factor_on_each_target():
+    """c = sum(a' * b) * sa' * sb' * fix must equal sum(a * b) * sa * sb, where a' = a * 2^-14 always and
+    sa' = sa, sb' = sb on sm_89+ (cvt) but sa * 2^-8, sb * 2^-8 on sm_80 (integer decode).  The first
+    H100 run of the sm_80 build was 256x too small because fix undid only one of the two 2^-8."""
+    assert _fix_constant("sm_90a") * 2.0**-14 == 1.0
+    assert _fix_constant("sm_80") * 2.0**-14 * 2.0**-8 * 2.0**-8 == 1.0
