@@ -1,0 +1,424 @@
+"""Tests of ``nvfp4rt lab``.
+
+CPU: argument errors (exit 2 with a clear message), assembly errors quoted with
+their line numbers, the gemv ABI check, custom specs missing pieces, the
+whole run -> table -> JSON -> exit-code pipeline and the watch loop through a
+fake op whose "device" methods are plain Python.  GPU: a deliberately wrong
+GEMV kernel is caught, the built-in kernel given as FILE reports timings, the
+custom example runs.
+"""
+import json
+import os
+import re
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from nvfp4rt import cli
+from nvfp4rt.assemble import find_ptxas
+from nvfp4rt.bench import Timing
+from nvfp4rt.lab import core
+from nvfp4rt.lab.core import Bound, LabOp, Options, Session, register_op, watch
+from nvfp4rt.ptxsource import parse_entries, ptx_dir
+from nvfp4rt.reference import check
+
+from conftest import requires_gpu
+
+ROOT = Path(__file__).resolve().parent.parent
+GEMV_PTX = ptx_dir() / "gemv_nvfp4.ptx"
+EXAMPLE_PTX = ROOT / "docs" / "examples" / "scaled_add.ptx"
+EXAMPLE_SPEC = ROOT / "docs" / "examples" / "scaled_add.py"
+needs_ptxas = pytest.mark.skipif(find_ptxas() is None, reason="needs ptxas (CUDA toolkit) on PATH")
+
+
+def lab(argv, capsys):
+    code = cli.main(["lab", *argv])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+# ----------------------------------------------------------------------------- bad arguments
+
+def test_unknown_op_is_a_usage_error(capsys):
+    code, _, err = lab(["frob", str(GEMV_PTX)], capsys)
+    assert code == 2
+    assert "unknown op 'frob'" in err and "gemv" in err and "custom" in err
+
+
+def test_missing_file_is_a_usage_error(tmp_path, capsys):
+    code, _, err = lab(["gemv", str(tmp_path / "nope.ptx")], capsys)
+    assert code == 2 and "nope.ptx" in err and "not found" in err
+
+
+@pytest.mark.parametrize("spec, words", [("1,2", "3 positive integers m,k,l"), ("256,48,1", "k divisible by 32"),
+                                         ("0,1024,1", "positive"), ("a,b,c", "m,k,l"),
+                                         ("huge", "preset 'huge'")])
+def test_bad_shape_or_preset_is_a_usage_error(spec, words, capsys):
+    code, _, err = lab(["gemv", str(GEMV_PTX), "--shapes", spec], capsys)
+    assert code == 2 and words in err
+
+
+@pytest.mark.parametrize("argv", [["gemv"], ["gemv", "x.ptx", "--iters", "0"], ["gemv", "x.ptx", "-D", "1x"],
+                                  ["gemv", "x.ptx", "--data", "odd"]])
+def test_argparse_errors_exit_2(argv, capsys):
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["lab", *argv])
+    assert exc.value.code == 2
+
+
+def test_gemm_without_a_builtin_kernel_fails_clearly(capsys):
+    import importlib.util
+
+    if importlib.util.find_spec("nvfp4rt.ops.gemm") is not None:
+        pytest.skip("nvfp4rt.ops.gemm exists: the lab message changes once an adapter is written")
+    for op in ("gemm", "dual_gemm"):
+        code, _, err = lab([op, str(GEMV_PTX)], capsys)
+        assert code == 1
+        assert f"no built-in {op} kernel exists yet" in err
+
+
+def test_custom_needs_a_spec(capsys):
+    code, _, err = lab(["custom", str(EXAMPLE_PTX)], capsys)
+    assert code == 2 and "--spec" in err
+
+
+def test_custom_spec_not_found(tmp_path, capsys):
+    code, _, err = lab(["custom", str(EXAMPLE_PTX), "--spec", str(tmp_path / "none.py")], capsys)
+    assert code == 2 and "none.py" in err and "not found" in err
+
+
+def _spec_without(tmp_path, name):
+    text = EXAMPLE_SPEC.read_text()
+    if name in ("SHAPE_KEYS", "PRESETS", "ENTRY"):
+        text = re.sub(rf"^{name} = .*?(?=^[A-Za-z_])", "", text, flags=re.M | re.S)
+    else:
+        text = re.sub(rf"^def {name}\(.*?(?=^[A-Za-z_])", "", text, flags=re.M | re.S)
+    assert re.search(rf"^(def )?{name}\b", text, re.M) is None
+    p = tmp_path / f"spec_without_{name}.py"
+    p.write_text(text)
+    return p
+
+
+@pytest.mark.parametrize("piece", ["SHAPE_KEYS", "PRESETS", "inputs", "outputs", "launch", "reference"])
+def test_custom_spec_missing_pieces_are_named(piece, tmp_path, capsys):
+    spec = _spec_without(tmp_path, piece)
+    code, _, err = lab(["custom", str(EXAMPLE_PTX), "--spec", str(spec)], capsys)
+    assert code == 2
+    assert "lacks" in err and piece in err
+
+
+def test_custom_spec_with_a_syntax_error(tmp_path, capsys):
+    spec = tmp_path / "bad.py"
+    spec.write_text("SHAPE_KEYS = (\n")
+    code, _, err = lab(["custom", str(EXAMPLE_PTX), "--spec", str(spec)], capsys)
+    assert code == 2 and "failed to import" in err and "SyntaxError" in err
+
+
+def test_custom_spec_preset_shapes_are_checked(tmp_path, capsys):
+    spec = tmp_path / "s.py"
+    spec.write_text(EXAMPLE_SPEC.read_text().replace('"small": [(4096,)]', '"small": [(4096, 2)]'))
+    code, _, err = lab(["custom", str(EXAMPLE_PTX), "--spec", str(spec)], capsys)
+    assert code == 2 and "preset 'small'" in err
+
+
+# ----------------------------------------------------------------------------- assembly (CPU, ptxas)
+
+def _broken_copy(tmp_path):
+    """The built-in GEMV with one instruction misspelt; returns (path, line number of the bad line)."""
+    lines = GEMV_PTX.read_text().splitlines()
+    for i, line in enumerate(lines):
+        if re.match(r"\s+ld\.param\.u32\s", line):
+            lines[i] = line.replace("ld.param.u32", "ld.parm.u32", 1)
+            break
+    else:
+        pytest.fail("no ld.param.u32 in gemv_nvfp4.ptx to break")
+    p = tmp_path / "broken.ptx"
+    p.write_text("\n".join(lines) + "\n")
+    return p, i + 1
+
+
+@needs_ptxas
+def test_assembly_errors_are_reported_with_line_numbers(tmp_path, capsys):
+    path, line = _broken_copy(tmp_path)
+    code, out, err = lab(["gemv", str(path)], capsys)
+    assert code == 1
+    assert f"broken.ptx:{line}: error" in out
+    assert re.search(rf"^\s+{line} \|\s+ld\.parm\.u32", out, re.M), out
+
+
+@needs_ptxas
+def test_assembly_error_json(tmp_path, capsys):
+    path, line = _broken_copy(tmp_path)
+    out_json = tmp_path / "r.json"
+    code, _, _ = lab(["gemv", str(path), "--json", str(out_json)], capsys)
+    assert code == 1
+    doc = json.loads(out_json.read_text())
+    assert doc["status"] == "assemble_error" and doc["ok"] is False
+    err = doc["assembly"]["errors"][0]
+    assert err["line"] == line and "ld.parm.u32" in err["source"]
+
+
+@needs_ptxas
+def test_assemble_only_lists_resources_per_entry_and_exits_0(capsys):
+    code, out, _ = lab(["gemv", str(GEMV_PTX), "--assemble-only"], capsys)
+    assert code == 0
+    assert re.search(r"^nvfp4_gemv\s+\d+\s+0\s+0\s", out, re.M), out
+    assert "PASS" in out
+
+
+@needs_ptxas
+def test_json_to_stdout_is_one_document(capsys):
+    code, out, _ = lab(["custom", str(EXAMPLE_PTX), "--spec", str(EXAMPLE_SPEC), "--assemble-only", "--json"], capsys)
+    assert code == 0
+    doc = json.loads(out)
+    assert doc["op"] == "custom" and doc["entry"] == "scaled_add" and doc["status"] == "assembled"
+    (entry,) = doc["assembly"]["entries"]
+    assert entry["name"] == "scaled_add" and entry["spill_stores"] == 0 and entry["registers"] > 0
+
+
+def test_template_errors_name_the_line(tmp_path, capsys):
+    p = tmp_path / "t.ptx"
+    p.write_text(EXAMPLE_PTX.read_text().replace("0f3F800000", "{{MISSING}}")
+                 .replace("fma.rn.f32          %o0, %alpha", "fma.rn.f32          %o0, {{MISSING}}"))
+    code, out, _ = lab(["custom", str(p), "--spec", str(EXAMPLE_SPEC), "--assemble-only"], capsys)
+    assert code == 1 and "MISSING" in out and "line" in out
+
+
+def test_gemv_abi_mismatch_is_reported_before_any_launch(tmp_path, capsys):
+    text = GEMV_PTX.read_text()
+    p = tmp_path / "renamed.ptx"
+    n = len(parse_entries(text)["nvfp4_gemv"].params)
+    sig_end = text.index(")", text.index(".entry nvfp4_gemv("))
+    p.write_text(text[:sig_end] + ",\n    .param .u32 extra_param\n" + text[sig_end:])
+    code, out, _ = lab(["gemv", str(p), "--assemble-only"], capsys)
+    assert code == 1
+    assert "abi_error" in out and f"parameter {n}: unexpected .u32 extra_param" in out
+
+
+def test_wrong_entry_name_lists_the_entries(capsys):
+    code, out, _ = lab(["gemv", str(GEMV_PTX), "--entry", "nope", "--assemble-only"], capsys)
+    assert code == 1 and "no .entry 'nope'" in out and "nvfp4_gemv" in out
+
+
+def test_builtin_abi_matches_the_plan_arguments():
+    """The gemv adapter launches through GemvPlan._args: its length must be the .entry's parameter count."""
+    from nvfp4rt.ops import gemv as ops_gemv
+
+    sig = parse_entries(GEMV_PTX.read_text())["nvfp4_gemv"]
+    plan = object.__new__(ops_gemv.GemvPlan)
+    plan.m, plan.k, plan.l, plan.alpha = 256, 1024, 2, 1.0
+    plan.layout = ops_gemv.GemvLayout.contiguous(256, 1024, 2)
+    plan.geometry = ops_gemv._geometry(256, 1024, 2, 1, 132)
+    assert len(plan._args(*[None] * 5)) == len(sig.params)
+
+
+# ----------------------------------------------------------------------------- no GPU
+
+def test_without_gpu_the_run_assembles_then_fails_with_the_reason(capsys, monkeypatch):
+    monkeypatch.setattr(LabOp, "gpu_reason", lambda self: "no CUDA driver here (test)")
+    code, out, _ = lab(["custom", str(EXAMPLE_PTX), "--spec", str(EXAMPLE_SPEC), "--json"], capsys)
+    assert code == 1
+    doc = json.loads(out)
+    assert doc["status"] == "no_gpu" and "no CUDA driver here" in doc["error"]
+    assert doc["shapes"] == [] and doc["device"] is None
+
+
+# ----------------------------------------------------------------------------- the pipeline, with a fake device
+
+class _FakeKernel:
+    def __init__(self, path, entry, target):
+        from nvfp4rt.ptxsource import PtxSource
+
+        self.signature = PtxSource.from_file(path, target).entries[entry]
+        self.wrong = "WRONG" in Path(path).read_text()
+
+
+@register_op
+class _FakeOp(LabOp):
+    """y = 2 * x on the "device" (numpy); a kernel file containing WRONG computes 2 * x + 1."""
+
+    name = "fake_test_op"
+    default_entry = "scaled_add"
+    shape_keys = ("n",)
+    presets = {"default": [(64,), (128,)], "small": [(8,)]}
+    prepared = 0
+    baselines = 0
+
+    def gpu_reason(self):
+        return None
+
+    def open(self):
+        return {"name": "Fake GPU", "arch": "sm_90a", "sm_count": 1, "driver": "13.0"}
+
+    def device_arch(self):
+        return "sm_90a"
+
+    def load(self, path, entry, target, constants):
+        return _FakeKernel(path, entry, target), {"from_cache": False, "seconds": 0.001}
+
+    def time(self, fn, iters, warmup):
+        for _ in range(warmup + iters):
+            fn()
+        return Timing.from_samples([10.0, 11.0, 12.0])
+
+    def ceilings(self, log):
+        return {"read_tbps": 1.0, "fp16_tflops": None}
+
+    def bytes(self, shape):
+        return 8 * shape["n"]
+
+    def prepare(self, shape, rng):
+        type(self).prepared += 1
+        x = rng.standard_normal(shape["n"])
+        return {"x": x, "ref": 2 * x}
+
+    def bind(self, kernel, st):
+        def run():
+            return 2 * st["x"] + (1 if kernel.wrong else 0)
+
+        return Bound(checks=lambda: [("normal", check(run(), st["ref"]))], run=run)
+
+    def baseline(self, st):
+        type(self).baselines += 1
+        return lambda: None
+
+
+def _fake_session(path, **kw):
+    _FakeOp.prepared = _FakeOp.baselines = 0
+    return Session(Options(op="fake_test_op", file=Path(path), iters=3, warmup=1, **kw), log=lambda m: None)
+
+
+def test_pipeline_ok_table_and_json(tmp_path, capsys):
+    p = tmp_path / "k.ptx"
+    shutil.copy(EXAMPLE_PTX, p)
+    out_json = tmp_path / "out" / "r.json"
+    code, out, _ = lab(["fake_test_op", str(p), "--json", str(out_json), "--seed", "7"], capsys)
+    assert code == 0, out
+    assert "PASS" in out and "n=64" in out and "n=128" in out and "1.00x" in out
+    doc = json.loads(out_json.read_text())
+    assert doc["schema"] == core.RESULT_SCHEMA and doc["ok"] is True and doc["status"] == "ok"
+    assert doc["data"]["seed"] == 7 and doc["device"]["name"] == "Fake GPU"
+    assert set(doc["timing"]) == {"run_s", "edit_to_result_s", "phases_s", "session_setup_s"}
+    assert doc["timing"]["edit_to_result_s"] is None  # only measured in --watch
+    rec = doc["shapes"][0]
+    assert rec["shape"] == {"n": 64} and rec["check"]["ok"] and rec["check"]["mismatches"] == 0
+    assert rec["median_us"] == 11.0 and rec["builtin_us"] == 11.0 and rec["speedup_vs_builtin"] == 1.0
+    assert rec["floor_us"] == pytest.approx(8 * 64 / 1e12 * 1e6)
+    assert rec["pct_of_floor"] == pytest.approx(100 * rec["floor_us"] / 11.0)
+
+
+def test_pipeline_wrong_result_exits_1_and_is_not_timed(tmp_path, capsys):
+    p = tmp_path / "k.ptx"
+    p.write_text(EXAMPLE_PTX.read_text() + "// WRONG\n")
+    code, out, err = lab(["fake_test_op", str(p), "--json"], capsys)
+    assert code == 1
+    doc = json.loads(out)
+    assert doc["status"] == "mismatch" and not doc["ok"]
+    rec = doc["shapes"][0]
+    assert not rec["check"]["ok"] and rec["check"]["mismatches"] == 64 and rec["median_us"] is None
+    assert "mismatch" in err
+
+
+def test_watch_reruns_on_save_and_reuses_inputs(tmp_path):
+    p = tmp_path / "k.ptx"
+    shutil.copy(EXAMPLE_PTX, p)
+    session = _fake_session(p, shapes=["small"])
+    results = []
+    edits = ["// edit\n", "// WRONG\n"]
+
+    def fake_sleep(_):  # one save before each re-run: a correct edit, then a wrong one
+        p.write_text(EXAMPLE_PTX.read_text() + edits[len(results) - 1])
+        st = os.stat(p)
+        os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9 * len(results)))
+
+    code = watch(session, results.append, poll=0, max_runs=3, sleep=fake_sleep)
+    assert [r["ok"] for r in results] == [True, True, False]
+    assert code == 1  # the last run's status
+    assert _FakeOp.prepared == 1 and _FakeOp.baselines == 1  # inputs, reference and built-in timing once
+    assert results[0]["timing"]["edit_to_result_s"] is None
+    assert all(r["timing"]["edit_to_result_s"] is not None for r in results[1:])
+    assert [r["run"] for r in results] == [1, 2, 3]
+
+
+def test_watch_ignores_unchanged_and_missing_files(tmp_path):
+    p = tmp_path / "k.ptx"
+    shutil.copy(EXAMPLE_PTX, p)
+    session = _fake_session(p, shapes=["small"])
+    results = []
+    calls = {"n": 0}
+
+    def fake_sleep(_):
+        calls["n"] += 1
+        if calls["n"] == 2:
+            p.rename(tmp_path / "moved.ptx")  # mid-save: the file is briefly gone
+        if calls["n"] == 3:
+            (tmp_path / "moved.ptx").rename(p)
+            st = os.stat(p)
+            os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
+
+    watch(session, results.append, poll=0, max_runs=2, sleep=fake_sleep)
+    assert len(results) == 2 and calls["n"] == 3
+
+
+# ----------------------------------------------------------------------------- GPU
+
+def _wrong_gemv(tmp_path):
+    """The built-in GEMV with alpha silently replaced by alpha + 0.5 (one added instruction)."""
+    text = GEMV_PTX.read_text()
+    m = re.search(r"^(\s*)ld\.param\.f32\s+(%\w+),\s*\[alpha\];[^\n]*$", text, re.M)
+    if m is None:
+        pytest.fail("gemv_nvfp4.ptx no longer loads alpha with ld.param.f32: update this test's substitution")
+    bad = text[:m.end()] + f"\n{m.group(1)}add.f32 {m.group(2)}, {m.group(2)}, 0f3F000000;" + text[m.end():]
+    p = tmp_path / "gemv_wrong.ptx"
+    p.write_text(bad)
+    return p
+
+
+@pytest.mark.gpu
+@requires_gpu
+def test_gpu_wrong_gemv_kernel_is_caught(tmp_path, capsys):
+    code, out, _ = lab(["gemv", str(_wrong_gemv(tmp_path)), "--shapes", "small", "--json"], capsys)
+    assert code == 1
+    doc = json.loads(out)
+    assert doc["status"] == "mismatch"
+    assert all(not r["check"]["ok"] and r["check"]["mismatches"] > 0 for r in doc["shapes"])
+    assert all(r["median_us"] is None for r in doc["shapes"])
+
+
+@pytest.mark.gpu
+@requires_gpu
+def test_gpu_builtin_gemv_as_file_reports_timings(capsys):
+    code, out, _ = lab(["gemv", str(GEMV_PTX), "--shapes", "small", "--json", "--iters", "20"], capsys)
+    doc = json.loads(out)
+    assert code == 0, doc["error"]
+    assert doc["status"] == "ok" and doc["load"] is not None
+    for r in doc["shapes"]:
+        assert r["check"]["ok"] and r["check"]["data"] == ["competition", "wide"]
+        assert r["median_us"] > 0 and r["builtin_us"] > 0 and r["floor_us"] > 0
+        assert 0 < r["pct_of_floor"] <= 100
+
+
+@pytest.mark.gpu
+@requires_gpu
+def test_gpu_custom_example_runs(capsys):
+    code, out, _ = lab(["custom", str(EXAMPLE_PTX), "--spec", str(EXAMPLE_SPEC), "--shapes", "small", "--json"],
+                       capsys)
+    doc = json.loads(out)
+    assert code == 0, doc["error"]
+    (r,) = doc["shapes"]
+    assert r["check"]["ok"] and r["check"]["total"] == 4096 and r["median_us"] > 0 and r["builtin_us"] > 0
+
+
+@pytest.mark.gpu
+@requires_gpu
+def test_gpu_custom_wrong_kernel_is_caught(tmp_path, capsys):
+    p = tmp_path / "wrong.ptx"
+    p.write_text(EXAMPLE_PTX.read_text().replace("fma.rn.f32          %o3, %alpha, %x3, %y3;",
+                                                 "mul.rn.f32          %o3, %alpha, %x3;"))
+    assert p.read_text() != EXAMPLE_PTX.read_text()
+    code, out, _ = lab(["custom", str(p), "--spec", str(EXAMPLE_SPEC), "--shapes", "small", "--json"], capsys)
+    doc = json.loads(out)
+    assert code == 1 and doc["status"] == "mismatch"
+    assert doc["shapes"][0]["check"]["mismatches"] > 900  # every fourth element is wrong
