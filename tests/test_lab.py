@@ -207,10 +207,13 @@ def test_builtin_abi_matches_the_plan_arguments():
     from nvfp4rt.ops import gemv as ops_gemv
 
     sig = parse_entries(GEMV_PTX.read_text())["nvfp4_gemv"]
+    class AnyField:  # stands for the layout and geometry records, whatever fields they grow
+        def __getattr__(self, name):
+            return 0
+
     plan = object.__new__(ops_gemv.GemvPlan)
     plan.m, plan.k, plan.l, plan.alpha = 256, 1024, 2, 1.0
-    plan.layout = ops_gemv.GemvLayout.contiguous(256, 1024, 2)
-    plan.geometry = ops_gemv._geometry(256, 1024, 2, 1, 132)
+    plan.layout = plan.geometry = AnyField()
     assert len(plan._args(*[None] * 5)) == len(sig.params)
 
 
