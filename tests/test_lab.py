@@ -20,7 +20,8 @@ from nvfp4rt import cli
 from nvfp4rt.assemble import find_ptxas
 from nvfp4rt.bench import Timing
 from nvfp4rt.lab import core
-from nvfp4rt.lab.core import Bound, LabOp, Options, Session, register_op, watch
+from nvfp4rt.lab.core import Bound, LabOp, Options, Session, register_op
+from nvfp4rt.lab.watch import watch
 from nvfp4rt.ptxsource import parse_entries, ptx_dir
 from nvfp4rt.reference import check
 

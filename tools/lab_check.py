@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from nvfp4rt import driver  # noqa: E402
-from nvfp4rt.lab.core import Options, Session, format_table, to_json, watch  # noqa: E402
+from nvfp4rt.lab import Options, Session, format_table, to_json, watch  # noqa: E402
 from nvfp4rt.ptxsource import ptx_dir  # noqa: E402
 
 GEMV = ptx_dir() / "gemv_nvfp4.ptx"

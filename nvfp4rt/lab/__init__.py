@@ -11,7 +11,8 @@ prints one table.  ``--watch`` re-runs on every save; ``--json`` writes the
 result for scripts; any failure exits non-zero.
 
 OP is an adapter in this package (``gemv``, ``custom``, ...): see
-:mod:`nvfp4rt.lab.core` for the interface and ``docs/lab.md`` for each op's
+:mod:`nvfp4rt.lab.core` for the interface and the run, :mod:`.report` for
+the table and JSON, :mod:`.watch` for the re-run loop, and ``docs/lab.md`` for each op's
 kernel ABI.
 """
 from __future__ import annotations
@@ -20,11 +21,13 @@ import argparse
 import sys
 from pathlib import Path
 
-from .core import (EXIT_FAIL, EXIT_OK, EXIT_USAGE, LabError, LabOp, LabUsageError, Options, Session, format_table,
-                   get_op, op_names, register_op, to_json, watch)
+from .core import (EXIT_FAIL, EXIT_OK, EXIT_USAGE, LabError, LabOp, LabUsageError, Options, Session, get_op,
+                   op_names, register_op)
+from .report import format_table, to_json
+from .watch import watch
 
 __all__ = ["add_parser", "run_lab", "LabOp", "LabError", "LabUsageError", "Options", "Session", "register_op",
-           "get_op", "op_names"]
+           "get_op", "op_names", "format_table", "to_json", "watch"]
 
 _ADAPTER_MODULES = ("gemv", "custom", "gemm")
 _loaded = False

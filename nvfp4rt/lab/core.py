@@ -1,4 +1,4 @@
-"""The lab's engine: one run of edit -> assemble -> load -> check -> time -> table, and the watch loop.
+"""The lab's engine: adapters, and one run of render -> assemble -> load -> check -> time.
 
 An op plugs in as a :class:`LabOp` subclass registered with :func:`register_op`
 (one small module per op: ``gemv.py``, ``custom.py``, ...).  The engine
@@ -15,8 +15,6 @@ it.  That is what keeps an edit-to-result turn of a GEMV kernel short.
 """
 from __future__ import annotations
 
-import json
-import os
 import secrets
 import sys
 import threading
@@ -38,8 +36,6 @@ __all__ = [
     "get_op",
     "op_names",
     "parse_shapes",
-    "format_table",
-    "watch",
     "RESULT_SCHEMA",
     "EXIT_OK",
     "EXIT_FAIL",
@@ -619,160 +615,5 @@ class Session:
         return res
 
 
-# =========================================================================== output
-
-def _f(v, fmt=".1f", none="-") -> str:
-    return none if v is None else format(v, fmt)
-
-
-def format_table(res: dict) -> str:
-    """The human-readable report of one run."""
-    lines = []
-    head = f"nvfp4rt lab {res['op']} {res['file']}"
-    if res.get("entry"):
-        head += f"  [entry {res['entry']}, {res.get('target')}]"
-    if res.get("device"):
-        head += f"  on {res['device']['name']}"
-    lines.append(head)
-    asm = res.get("assembly")
-    if asm is not None:
-        if asm.get("ptxas") is None:
-            lines.append("ptxas: not found, offline assembly skipped (the driver JIT still checks the PTX)")
-        elif asm.get("entries"):
-            rows = [("entry", "regs", "spill st", "spill ld", "stack", "smem", "lmem")]
-            rows += [(e["name"], _f(e["registers"], "d", "?"), str(e["spill_stores"]), str(e["spill_loads"]),
-                      str(e["stack_bytes"]), str(e["shared_bytes"]), str(e["local_bytes"])) for e in asm["entries"]]
-            lines += _grid(rows)
-            for e in asm["entries"]:
-                if e["spill_stores"] or e["spill_loads"] or e["local_bytes"]:
-                    lines.append(f"warning: {e['name']} spills to local memory")
-            for w in asm.get("warnings", []):
-                lines.append(f"ptxas warning: line {w['line']}: {w['message']}" if w["line"] else
-                             f"ptxas warning: {w['message']}")
-    if res.get("load"):
-        ld = res["load"]
-        lines.append(f"loaded in {ld['seconds'] * 1e3:.0f} ms ({'cache hit' if ld['from_cache'] else 'JIT'})")
-    if res["shapes"]:
-        rows = [("shape", "check", "max abs err", "mismatches", "median us", "p10-p90 us", "built-in us",
-                 "vs built-in", "floor us", "% of floor")]
-        for r in res["shapes"]:
-            c = r["check"]
-            rows.append((r["label"], "ok" if c["ok"] else "WRONG", _f(c["max_abs_err"], ".3g"),
-                         f"{c['mismatches']}/{c['total']}", _f(r["median_us"]),
-                         "-" if r["p10_us"] is None else f"{r['p10_us']:.1f}-{r['p90_us']:.1f}",
-                         _f(r["builtin_us"]), "-" if r["speedup_vs_builtin"] is None else f"{r['speedup_vs_builtin']:.2f}x",
-                         _f(r["floor_us"]), _f(r["pct_of_floor"], ".0f")))
-        lines += _grid(rows)
-        for r in res["shapes"]:
-            if r["check"]["detail"]:
-                lines.append(f"{r['label']}: {r['check']['detail']}")
-        d = res.get("data") or {}
-        lines.append(f"data: {d.get('kind')}, seed {d.get('seed')} (drawn once per session; --seed repeats it)")
-    tm = res.get("timing") or {}
-    ph = tm.get("phases_s") or {}
-    parts = ", ".join(f"{k} {v:.2f}" for k, v in ph.items())
-    turn = f"run {tm.get('run_s', 0):.2f} s" + (f" ({parts})" if parts else "")
-    if tm.get("edit_to_result_s") is not None:
-        turn = f"edit->result {tm['edit_to_result_s']:.2f} s; " + turn
-    if tm.get("session_setup_s"):
-        turn += f"; inputs+references once per session {tm['session_setup_s']:.2f} s"
-    lines.append(turn)
-    if res["ok"]:
-        lines.append(f"PASS ({res['status']})")
-    else:
-        lines.append(f"FAIL ({res['status']}): {res.get('error')}")
-    return "\n".join(lines)
-
-
-def _grid(rows) -> list[str]:
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    out = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))) for r in rows]
-    out.insert(1, "  ".join("-" * w for w in widths))
-    return out
-
-
-def to_json(res: dict) -> str:
-    return json.dumps(res, default=_json_default, sort_keys=False)
-
-
-def _json_default(o):
-    if isinstance(o, (np.integer,)):
-        return int(o)
-    if isinstance(o, (np.floating,)):
-        return float(o)
-    if isinstance(o, Path):
-        return str(o)
-    raise TypeError(f"not JSON serialisable: {type(o).__name__}")
-
-
 def exit_status(res: dict) -> int:
     return EXIT_OK if res["ok"] else EXIT_FAIL
-
-
-# =========================================================================== watch
-
-def _signature(paths: list[Path]):
-    sig = []
-    for p in paths:
-        try:
-            st = os.stat(p)
-            sig.append((st.st_mtime_ns, st.st_size))
-        except OSError:
-            sig.append(None)
-    return tuple(sig)
-
-
-def _failed_result(session: Session, message: str) -> dict:
-    """A result document for a failure outside :meth:`Session.run` (a spec that no longer loads)."""
-    res = {"schema": RESULT_SCHEMA, "op": session.op.name, "file": str(session.path), "entry": None,
-           "target": None, "status": "spec_error", "ok": False, "error": message, "run": session.runs,
-           "data": None, "assembly": None, "load": None, "device": session.device_info, "ceilings": None,
-           "shapes": [], "timing": {}}
-    return res
-
-
-def watch(session: Session, emit: Callable[[dict], object], *, poll: float = 0.1,
-          max_runs: int | None = None, sleep: Callable[[float], object] = time.sleep) -> int:
-    """Run now, then again each time the kernel file (or the op's spec) is saved.
-
-    Polls modification times every ``poll`` seconds (no dependencies).  A run's
-    ``edit_to_result_s`` counts from the file's modification time.  Returns the
-    exit status of the last run (Ctrl-C ends the loop); stops early when the
-    kernel destroyed the CUDA context, which no later run could use.
-    """
-    kernel_paths = [session.path]
-    extra = session.op.watched_files()
-    last = _signature(kernel_paths + extra)
-    last_extra = last[len(kernel_paths):]
-    res = session.run()
-    emit(res)
-    runs = 1
-    try:
-        while (max_runs is None or runs < max_runs) and res["status"] != "context_lost":
-            sleep(poll)
-            sig = _signature(kernel_paths + extra)
-            if sig == last or any(s is None for s in sig):  # unchanged, or mid-save (renamed away)
-                continue
-            last = sig
-            if sig[len(kernel_paths):] != last_extra:
-                last_extra = sig[len(kernel_paths):]
-                session.reset()
-                try:
-                    session.op.reload()
-                except (LabUsageError, LabError) as exc:
-                    res = _failed_result(session, str(exc))
-                    emit(res)
-                    runs += 1
-                    continue
-            try:
-                edit_time = os.stat(session.path).st_mtime
-            except OSError:
-                edit_time = None
-            res = session.run(edit_time=edit_time)
-            emit(res)
-            runs += 1
-    except KeyboardInterrupt:
-        pass
-    if res["status"] == "context_lost":
-        print("nvfp4rt lab: the kernel destroyed the CUDA context; start the lab again", file=sys.stderr)
-    return exit_status(res)
