@@ -1,0 +1,350 @@
+"""NVFP4 GEMM on Hopper tensor cores (sm_90a wgmma): ``c[b] = alpha * A[b] @ B[b]^T`` in fp16.
+
+The kernel is ``ptx/gemm_nvfp4_wgmma.ptx`` (its header explains the swap-AB
+design, the pipeline, the decode-to-fragment mapping and the stream-K
+reduction).  This module holds what the host decides:
+
+* :func:`wgmma_geometry` (pure, no GPU): tiles of 128 (n) x 128 (m) rows,
+  one *unit* per k256 stage of a tile, ``units_per_cta`` chosen so the grid
+  fills the SMs (stream-K: a CTA takes a contiguous run of units, crossing at
+  most two partially-owned tiles), the ring depth and the shared memory;
+* :func:`tile_contributors` / :func:`workspace_slot`: the reduction schedule
+  the kernel derives on its own, as Python, for tests and docs;
+* :class:`GemmWgmmaPlan`: a fixed ``(m, n, k, l)`` on one device: the kernel,
+  a workspace for fp32 partial tiles plus zeroed per-tile counters, tensor
+  maps built once and re-pointed when the buffers move, and a prepared launch.
+
+Arrays passed to :meth:`GemmWgmmaPlan.run` are anything with ``.ptr`` (a
+device address) in the competition's physical layout, per batch contiguous
+and K-major: ``a`` ``[l][m][k/2]`` bytes, ``b`` ``[l][n][k/2]``, ``sfa``
+``[l][m][k/16]`` e4m3 bytes, ``sfb`` ``[l][n][k/16]``, ``c`` ``[l][m][n]``
+fp16 (written).  ``a`` and ``b`` must be 16-byte aligned (TMA).  When
+``k % 256 != 0`` or a scale pointer is not 16-byte aligned, the plan first
+copies the scales into padded rows of ``k_stages * 16`` bytes on the same
+stream (``cuMemcpy2DAsync``), since TMA needs 16-byte row strides.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from .. import driver
+from ..ptxsource import ptx_dir
+
+__all__ = [
+    "GemmWgmmaPlan",
+    "GemmWgmmaGeometry",
+    "wgmma_geometry",
+    "tile_contributors",
+    "workspace_slot",
+    "K_MULTIPLE",
+    "TILE",
+    "STAGE_K",
+]
+
+_KERNEL_FILE = "gemm_nvfp4_wgmma.ptx"
+_ENTRY = "nvfp4_gemm_wgmma"
+_THREADS = 384  # producer warpgroup + 2 consumer warpgroups
+#: Rows of A (m) and of B (n) per CTA tile.
+TILE = 128
+#: K values per unit (one ring stage): 128 bytes of each a/b row, 16 scale bytes.
+STAGE_K = 256
+_STAGE_BYTES = 2 * TILE * (STAGE_K // 2) + 2 * TILE * (STAGE_K // 16)  # 36864
+_A16_BYTES = 3 * TILE * 128  # three decoded-A buffers of 128 rows x k64 fp16
+_ALIGN_SLACK = 1024
+_PARTIAL_BYTES = TILE * TILE * 4  # one fp32 partial tile
+#: K must be a multiple of this (the kernel's decode granule is one 16-byte piece of a row = k32;
+#: 64 keeps whole k64 sub-steps meaningful; the last stage is zero-filled past K).
+K_MULTIPLE = 64
+MIN_STAGES, MAX_STAGES = 2, 4
+_DEFAULT_STAGES = 4
+
+
+def shared_bytes(num_stages: int) -> int:
+    """Dynamic shared memory of one CTA (see the PTX header's launch contract)."""
+    return _ALIGN_SLACK + num_stages * _STAGE_BYTES + _A16_BYTES + 16 * num_stages + 16
+
+
+@dataclass(frozen=True)
+class GemmWgmmaGeometry:
+    """How the kernel splits an ``(m, n, k, l)`` GEMM over the SMs."""
+
+    m: int
+    n: int
+    k: int
+    l: int
+    m_tiles: int
+    n_tiles: int
+    k_stages: int
+    units: int
+    units_per_cta: int
+    grid: int
+    num_stages: int
+
+    @property
+    def tiles(self) -> int:
+        return self.l * self.m_tiles * self.n_tiles
+
+    @property
+    def shared_mem(self) -> int:
+        return shared_bytes(self.num_stages)
+
+    @property
+    def workspace_bytes(self) -> int:
+        """fp32 partial tiles: two slots per CTA (its first and its last tile)."""
+        return 2 * self.grid * _PARTIAL_BYTES
+
+    @property
+    def split_tiles(self) -> int:
+        """Tiles shared by more than one CTA (they go through the workspace)."""
+        return sum(1 for t in range(self.tiles) if len(tile_contributors(self, t)) > 1)
+
+    @property
+    def balance(self) -> float:
+        """Mean units per CTA over the largest (1.0 = every CTA equally busy)."""
+        return self.units / (self.grid * self.units_per_cta)
+
+
+def _check_positive_int(name: str, v) -> int:
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v < 1:
+        raise ValueError(f"{name} must be a positive int, got {v!r}")
+    return int(v)
+
+
+def wgmma_geometry(m: int, n: int, k: int, l: int, sm_count: int, *, stages: int | None = None,
+                   units_per_cta: int | None = None) -> GemmWgmmaGeometry:
+    """The work split for one GEMM (pure).
+
+    ``units_per_cta`` defaults to ``ceil(units / sm_count)`` (one CTA per SM,
+    one wave); pass a larger value to split fewer tiles (fewer partials) at
+    the price of fewer busy SMs.
+    """
+    m, n, k, l, sm_count = (_check_positive_int(nm, v) for nm, v in
+                            (("m", m), ("n", n), ("k", k), ("l", l), ("sm_count", sm_count)))
+    if k % K_MULTIPLE:
+        raise ValueError(f"k must be a multiple of {K_MULTIPLE}, got {k}")
+    m_tiles, n_tiles, k_stages = -(-m // TILE), -(-n // TILE), -(-k // STAGE_K)
+    units = l * m_tiles * n_tiles * k_stages
+    if units >= 2**31:
+        raise ValueError(f"problem too large: {units} units of 128x128xk256 do not fit the kernel's 32-bit indices")
+    if units_per_cta is None:
+        upc = -(-units // sm_count)
+    else:
+        upc = _check_positive_int("units_per_cta", units_per_cta)
+    grid = -(-units // upc)
+    if stages is None:
+        s = _DEFAULT_STAGES
+    else:
+        s = _check_positive_int("stages", stages)
+        if not MIN_STAGES <= s <= MAX_STAGES:
+            raise ValueError(f"stages must be in {MIN_STAGES}..{MAX_STAGES}, got {s}")
+    return GemmWgmmaGeometry(m, n, k, l, m_tiles, n_tiles, k_stages, units, upc, grid, s)
+
+
+def tile_contributors(geo: GemmWgmmaGeometry, tile: int) -> range:
+    """The CTAs whose unit runs touch ``tile``, in the order the reduction adds them."""
+    first = tile * geo.k_stages
+    last = first + geo.k_stages - 1
+    return range(first // geo.units_per_cta, last // geo.units_per_cta + 1)
+
+
+def workspace_slot(geo: GemmWgmmaGeometry, cta: int, tile: int) -> int:
+    """Workspace slot where ``cta`` leaves its partial of ``tile``: 2*cta for its first tile, else 2*cta + 1."""
+    first_tile = (cta * geo.units_per_cta) // geo.k_stages
+    return 2 * cta + (0 if tile == first_tile else 1)
+
+
+@lru_cache(maxsize=None)
+def _kernel(ordinal: int, normal_operands: bool):
+    from ..module import load
+
+    dev = driver.Device(ordinal)
+    return load(ptx_dir() / _KERNEL_FILE, device=dev, target="sm_90a",
+                constants={"NORMAL_OPERANDS": 1 if normal_operands else 0}).kernel(_ENTRY)
+
+
+def _check_alpha(alpha) -> float:
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.integer, np.floating)) \
+            or not math.isfinite(float(alpha)):
+        raise ValueError(f"alpha must be a finite float, got {alpha!r}")
+    return float(alpha)
+
+
+def _ptr_of(name: str, arr) -> int:
+    ptr = getattr(arr, "ptr", None)
+    if isinstance(ptr, bool) or not isinstance(ptr, (int, np.integer)):
+        raise TypeError(f"{name} must be a device array (an object with an int .ptr), got {type(arr).__name__}")
+    if ptr == 0:
+        raise ValueError(f"{name} is a null device pointer")
+    return int(ptr)
+
+
+class _Ptr:
+    """A bare device address for the launch packer (which wants ``.ptr``)."""
+
+    __slots__ = ("ptr",)
+
+    def __init__(self, ptr: int):
+        self.ptr = ptr
+
+
+class GemmWgmmaPlan:
+    """A Hopper NVFP4 GEMM of fixed size on one device, ready to launch again and again.
+
+    ``GemmWgmmaPlan(m, n, k, l=1, *, device=None, alpha=1.0, stages=None,
+    units_per_cta=None, multicast=False, normal_operands=True)``.
+    ``plan.run(a, b, sfa, sfb, c, stream=None)`` (also ``plan(...)``) launches;
+    see the module docstring for the array layouts.  ``multicast=True`` (TMA
+    multicast of A across a cluster) is not implemented yet and raises.
+    ``normal_operands=False`` selects the kernel variant that skips one fp16
+    multiply per pair and relies on fp16 subnormal tensor-core inputs.
+    """
+
+    def __init__(self, m: int, n: int, k: int, l: int = 1, *, device=None, alpha: float = 1.0,
+                 stages: int | None = None, units_per_cta: int | None = None, multicast: bool = False,
+                 normal_operands: bool = True):
+        if not isinstance(multicast, bool):
+            raise TypeError(f"multicast must be a bool, got {type(multicast).__name__}")
+        if multicast:
+            raise ValueError("multicast: the cluster/TMA-multicast variant is not implemented yet; use multicast=False")
+        if not isinstance(normal_operands, bool):
+            raise TypeError(f"normal_operands must be a bool, got {type(normal_operands).__name__}")
+        self.alpha = _check_alpha(alpha)
+        self.normal_operands = normal_operands
+        # validate the sizes before touching the GPU
+        wgmma_geometry(m, n, k, l, 1, stages=stages, units_per_cta=units_per_cta)
+        self.device = device if device is not None else driver.device()
+        if isinstance(self.device, int) and not isinstance(self.device, bool):
+            self.device = driver.device(self.device)
+        if tuple(self.device.compute_capability) != (9, 0):
+            major, minor = self.device.compute_capability
+            raise ValueError(f"device: the wgmma GEMM kernel is sm_90a only (Hopper); {self.device.properties.name} "
+                             f"is compute capability {major}.{minor}")
+        self.device.activate()
+        props = self.device.properties
+        self.geometry = wgmma_geometry(m, n, k, l, props.sm_count, stages=stages, units_per_cta=units_per_cta)
+        g = self.geometry
+        self.m, self.n, self.k, self.l = g.m, g.n, g.k, g.l
+        if g.shared_mem > props.max_shared_per_block_optin:
+            raise ValueError(f"stages={g.num_stages} needs {g.shared_mem} bytes of shared memory; the device allows "
+                             f"{props.max_shared_per_block_optin}")
+        self.kernel = _kernel(self.device.ordinal, normal_operands)
+        self.kernel.set_max_dynamic_shared(g.shared_mem)
+
+        from ..memory import DeviceAllocation
+
+        self._ws = DeviceAllocation(g.workspace_bytes, self.device)
+        self._counters = DeviceAllocation(4 * g.tiles, self.device)
+        driver.call("cuMemsetD32", self._counters.ptr, 0, g.tiles)
+        self._sf_pitch = g.k_stages * 16
+        self._pad_scales = (k // 16) % 16 != 0
+        self._sfa_pad = self._sfb_pad = None
+        self._tmaps: dict[str, object] = {}
+        self._launch = None
+
+    # ------------------------------------------------------------------ facts
+    @property
+    def flops(self) -> int:
+        return 2 * self.m * self.n * self.k * self.l
+
+    @property
+    def bytes_moved(self) -> int:
+        """NVFP4 bytes the GEMM must move at least once: both operands, their scales and c."""
+        m, n, k, l = self.m, self.n, self.k, self.l
+        return l * ((m + n) * (k // 2 + k // 16) + 2 * m * n)
+
+    # ------------------------------------------------------------------ tensor maps
+    def _map_spec(self, which: str):
+        g = self.geometry
+        rows = g.m if which in ("a", "sfa") else g.n
+        if which in ("a", "b"):
+            inner, box_inner, swizzle = g.k // 2, STAGE_K // 2, "128B"
+        else:
+            inner = self._sf_pitch if self._pad_scales_active(which) else g.k // 16
+            box_inner, swizzle = STAGE_K // 16, "none"
+        return (g.l, rows, inner), (rows * inner, inner), (1, TILE, box_inner), swizzle
+
+    def _pad_scales_active(self, which: str) -> bool:
+        return (self._sfa_pad if which == "sfa" else self._sfb_pad) is not None
+
+    def _tensor_map(self, which: str, ptr: int):
+        from ..tma import TensorMap
+
+        tm = self._tmaps.get(which)
+        if tm is None:
+            shape, strides, box, swizzle = self._map_spec(which)
+            tm = TensorMap(ptr, "uint8", shape, box, strides=strides, swizzle=swizzle)
+            self._tmaps[which] = tm
+        elif tm.base != ptr:
+            tm.repoint(ptr)
+        return tm
+
+    def _padded_scales(self, which: str, src: int, rows: int, stream_handle) -> int:
+        """Copy [l*rows][k/16] scale bytes into rows of k_stages*16 bytes (zero tail) on the stream."""
+        from ..memory import DeviceAllocation
+
+        buf = self._sfa_pad if which == "sfa" else self._sfb_pad
+        if buf is None:
+            nbytes = self.l * rows * self._sf_pitch
+            buf = DeviceAllocation(nbytes, self.device)
+            driver.call("cuMemsetD8", buf.ptr, 0, nbytes)  # the pad columns stay zero forever
+            if which == "sfa":
+                self._sfa_pad = buf
+            else:
+                self._sfb_pad = buf
+        cp = driver.raw.CUDA_MEMCPY2D()
+        cp.srcMemoryType = driver.raw.CUmemorytype.CU_MEMORYTYPE_DEVICE
+        cp.srcDevice = src
+        cp.srcPitch = self.k // 16
+        cp.dstMemoryType = driver.raw.CUmemorytype.CU_MEMORYTYPE_DEVICE
+        cp.dstDevice = buf.ptr
+        cp.dstPitch = self._sf_pitch
+        cp.WidthInBytes = self.k // 16
+        cp.Height = self.l * rows
+        driver.call("cuMemcpy2DAsync", cp, stream_handle)
+        return buf.ptr
+
+    # ------------------------------------------------------------------ launch
+    def run(self, a, b, sfa, sfb, c, stream=None):
+        """Launch on ``stream`` (default: the device's default stream); returns ``c``."""
+        from ..launch import _stream_handle
+
+        ptrs = {name: _ptr_of(name, arr) for name, arr in (("a", a), ("b", b), ("sfa", sfa), ("sfb", sfb), ("c", c))}
+        for name in ("a", "b"):
+            if ptrs[name] % 16:
+                raise ValueError(f"{name} must be 16-byte aligned for TMA (address 0x{ptrs[name]:x})")
+        if ptrs["c"] % 2:
+            raise ValueError(f"c must be 2-byte aligned (fp16), address 0x{ptrs['c']:x}")
+        handle = _stream_handle(stream, self.device)
+        for name, rows in (("sfa", self.m), ("sfb", self.n)):
+            if self._pad_scales or ptrs[name] % 16:
+                if not self._pad_scales_active(name):
+                    self._tmaps.pop(name, None)  # its map must describe the padded rows
+                ptrs[name] = self._padded_scales(name, ptrs[name], rows, handle)
+        maps = {name: self._tensor_map(name, ptrs[name]) for name in ("a", "b", "sfa", "sfb")}
+        alpha = self.alpha if self.normal_operands else self.alpha * 2.0**28
+        g = self.geometry
+        if self._launch is None:
+            self._launch = self.kernel.prepare(
+                maps["a"], maps["b"], maps["sfa"], maps["sfb"], _Ptr(ptrs["c"]), _Ptr(self._ws.ptr),
+                _Ptr(self._counters.ptr), g.m, g.n, g.k_stages, g.m_tiles, g.n_tiles, g.units, g.units_per_cta,
+                g.num_stages, alpha, grid=g.grid, block=_THREADS, shared_mem=g.shared_mem, stream=stream)
+        else:  # the prepared launch holds copies of the descriptor bytes: refresh the ones that moved
+            for name, tm in maps.items():
+                if self._launched_maps.get(name) != (id(tm), tm.base):
+                    self._launch.set("tmap_" + name, tm)
+        self._launched_maps = {name: (id(tm), tm.base) for name, tm in maps.items()}
+        self._launch.set("p_c", _Ptr(ptrs["c"]))
+        self._launch.set_stream(stream)
+        self._launch.launch()
+        return c
+
+    __call__ = run
+
+    def __repr__(self) -> str:
+        g = self.geometry
+        return (f"<GemmWgmmaPlan m={g.m} n={g.n} k={g.k} l={g.l} grid={g.grid} units/cta={g.units_per_cta} "
+                f"stages={g.num_stages} split_tiles={g.split_tiles}>")

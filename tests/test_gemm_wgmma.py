@@ -1,0 +1,474 @@
+"""The Hopper wgmma GEMM (ptx/gemm_nvfp4_wgmma.ptx, nvfp4rt.ops.gemm_wgmma).
+
+CPU part: a numpy model of the kernel's data mapping, replayed on one tile
+stage and on whole small problems --
+
+* the TMA 128B swizzle (where each raw byte of a/b lands in a ring slot),
+* the shift/lop3 decode and the fp16 scale folding (exactness of every product),
+* which decoded-A fp16 lands in which shared-memory byte of the a16 buffer,
+* how the wgmma descriptor (start address + 32 bytes per k16 step, SBO 1024,
+  128B swizzle) walks that buffer, following the PTX ISA's K-major layout,
+* the register fragment of wgmma's A operand (PTX ISA figure "WGMMA .m64nNk16
+  register fragment layout for matrix A") holding the decoded B words,
+* the accumulator layout (same figure family, matrix D) through the epilogue's
+  shared-memory tile and the copy-out,
+* the stream-K schedule and the deterministic reduction order --
+
+checked against a plain float64 matrix product.  The model reads the per-step
+choices (which decoded pair goes to which chunk / fragment register, the
+descriptor constants) out of the PTX text, so the two cannot drift apart.
+
+GPU part (``@pytest.mark.gpu``): the kernel against nvfp4rt.reference on
+fresh data, both distributions, NaN-poisoned outputs, ragged shapes.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from nvfp4rt.nvfp4 import e4m3_values, fp4_values
+from nvfp4rt.ops import gemm_wgmma as W
+
+from conftest import requires_gpu
+
+KERNEL = Path(__file__).resolve().parent.parent / "ptx" / "gemm_nvfp4_wgmma.ptx"
+PTX = KERNEL.read_text()
+MASK32 = 0xFFFFFFFF
+F4 = fp4_values(np.float64)
+E4M3 = e4m3_values(np.float64)
+
+
+# ============================================================== facts read out of the PTX
+
+def _stage_blocks():
+    """The text of the four k64 sub-steps of the main loop."""
+    parts = re.split(r"// =+ k64 sub-step (\d) of the stage", PTX)
+    assert len(parts) == 9, "expected four k64 sub-step blocks"
+    blocks = [parts[2 * j + 2] for j in range(4)]
+    blocks[3] = blocks[3].split("// ---------------------------------------------------------------- release")[0]
+    return blocks
+
+
+def _decode_outputs(text: str, word: str) -> list[str]:
+    """Registers receiving h0, h1, h2, h3 of the decode of ``word`` (in the kernel's order)."""
+    start = text.index(f"shf.l.wrap.b32 %xr, {word}, {word}, 3;")
+    body = text[start:].splitlines()[:11]
+    rots = [ln.strip() for ln in body if "%we" in ln or "%wo" in ln][2:]  # the four rotations
+    assert rots == ["shf.l.wrap.b32 %xr, %we, %we, 9;", "shf.l.wrap.b32 %xr, %wo, %wo, 5;",
+                    "shf.l.wrap.b32 %xr, %we, %we, 1;", "shf.r.wrap.b32 %xr, %wo, %wo, 3;"], rots
+    outs = [re.match(r"\s*and\.b32 (%\w+), %xr, 0x8E008E00;", ln) for ln in body]
+    return [o.group(1) for o in outs if o]
+
+
+def ptx_facts():
+    """Per sub-step: a16 chunk i <- which decoded pair; per piece: fragment registers per step."""
+    facts = []
+    for j, blk in enumerate(_stage_blocks()):
+        chunk_pair = {}
+        for i, regs in re.findall(r"add\.u32 %addr, %a16, %stA(\d);\s*\n\s*st\.shared\.v4\.b32 \[%addr\], \{([^}]*)\}",
+                                  blk):
+            names = [r.strip() for r in regs.split(",")]
+            pairs = {re.fullmatch(r"%d(\d)(\d)", r).group(1) for r in names}
+            words = [int(re.fullmatch(r"%d(\d)(\d)", r).group(2)) for r in names]
+            assert len(pairs) == 1 and words == [0, 1, 2, 3], names
+            chunk_pair[int(i)] = int(pairs.pop())
+        a_dec = [_decode_outputs(blk, f"%aw{w}") for w in range(4)]
+        for w in range(4):  # decode(aw<w>) -> %d0w (h0), %d1w (h1), %d2w (h2), %d3w (h3)
+            assert a_dec[w] == [f"%d{h}{w}" for h in range(4)], a_dec[w]
+        pieces = []
+        for q in range(2):
+            pblk = blk.split(f"// ---- piece {2 * j + q}:")[1].split("wgmma.commit_group")[0]
+            assert f"%offB{2 * j + q}]" in pblk.replace(";", "]") or f"%offB{2 * j + q};" in pblk
+            row0 = _decode_outputs(pblk, "%w0")  # h0..h3 of the word of row g
+            row1 = _decode_outputs(pblk, "%w1")  # of row g + 8
+            steps = re.findall(r"add\.u32 %x, %dlo, (\d+);.*?\{(%\w+), (%\w+), (%\w+), (%\w+)\}, %desc, %p_acc",
+                               pblk, re.S)
+            assert len(steps) == 2
+            frag = []
+            for inc, *regs in steps:
+                # each fragment register -> (row 0/1 of the thread, pair h)
+                where = []
+                for r in regs:
+                    if r in row0:
+                        where.append((0, row0.index(r)))
+                    else:
+                        where.append((1, row1.index(r)))
+                frag.append((int(inc), where))
+            sel = "%sel0" if "%sel0" in pblk else "%sel1"
+            pieces.append({"frag": frag, "sel": sel, "sfb_word": int(re.search(r"prmt\.b32 %x, %sv(\d)", pblk).group(1))})
+        facts.append({"chunk_pair": chunk_pair, "pieces": pieces, "sfa_off": int(re.search(r"\[%addr\+(\d+)\]", blk).group(1))})
+    return facts
+
+
+FACTS = ptx_facts()
+
+
+def test_ptx_descriptor_constants_match_the_model():
+    assert "mov.b32 %desc_hi, 0x40000040;" in PTX  # SBO 1024 >> 4 = 64 in bits 32..45, swizzle 1 (128B) bits 62..63
+    assert "or.b32 %dlo, %dlo, 0x10000;" in PTX     # LBO field 1 (16 bytes), ignored with 128B swizzle
+    assert "shr.u32 %dlo, %a16, 4;" in PTX
+    hi = 0x40000040
+    desc = (hi << 32) | 0x10000
+    assert (desc >> 62) & 3 == 1 and ((desc >> 32) & 0x3FFF) << 4 == 1024 and ((desc >> 16) & 0x3FFF) << 4 == 16
+
+
+def test_ptx_reads_the_pieces_and_scales_in_stage_order():
+    for j, f in enumerate(FACTS):
+        assert f["sfa_off"] == 4 * j
+        for q, p in enumerate(f["pieces"]):
+            assert p["sfb_word"] == j and p["sel"] == f"%sel{q}"
+            assert [inc for inc, _ in p["frag"]] == [2 * (2 * q), 2 * (2 * q + 1)]
+
+
+# ============================================================== model pieces
+
+def rotl(x, n):
+    n %= 32
+    return ((x << n) | (x >> (32 - n))) & MASK32 if n else x
+
+
+def decode_word(w: int) -> list[int]:
+    """The kernel's decode: h0=(n0,n4), h1=(n1,n5), h2=(n2,n6), h3=(n3,n7), fp16 bits of value * 2^-14."""
+    x = rotl(w, 3)
+    we = (w & 0x07070707) | (x & ~0x07070707 & MASK32)
+    wo = (w & 0x70707070) | (x & ~0x70707070 & MASK32)
+    return [rotl(we, 9) & 0x8E008E00, rotl(wo, 5) & 0x8E008E00, rotl(we, 1) & 0x8E008E00, rotl(wo, 29) & 0x8E008E00]
+
+
+def halves(h: int) -> np.ndarray:
+    return np.array([h & 0xFFFF, h >> 16], dtype=np.uint16).view(np.float16)
+
+
+def pack(lo_hi: np.ndarray) -> int:
+    u = np.asarray(lo_hi, dtype=np.float16).view(np.uint16)
+    return int(u[0]) | (int(u[1]) << 16)
+
+
+def scaled_pair(h: int, scale_byte: int, normal: bool) -> int:
+    """mul.rn.f16x2 by 2^14 (NORMAL_OPERANDS=1) then by the cvt'd e4m3 scale, both halves."""
+    v = halves(h)
+    s = np.float16(E4M3[scale_byte])  # cvt.rn.f16x2.e4m3x2 is exact (every e4m3 is an fp16)
+    if normal:
+        v = (v * np.float16(2.0**14)).astype(np.float16)
+    return pack((v * s).astype(np.float16))
+
+
+def swz128(row: int, byte: int) -> int:
+    """Byte offset of (row, byte) of a 128-byte-row box written by TMA with 128B swizzle (1024-aligned base)."""
+    return row * 128 + ((((byte >> 4) ^ (row & 7)) << 4) | (byte & 15))
+
+
+def wgmma_b_operand(smem: np.ndarray, start: int, sbo: int, n_rows: int) -> np.ndarray:
+    """K-major, 128B-swizzled B operand of one k16 step: element (kk, col) at start + (col//8)*SBO +
+    (col%8)*128 + 2*kk, address bits [4,7) XOR bits [7,10) (PTX ISA shared-memory matrix layouts)."""
+    out = np.empty((16, n_rows), dtype=np.float64)
+    for col in range(n_rows):
+        for kk in range(16):
+            addr = start + (col // 8) * sbo + (col % 8) * 128 + 2 * kk
+            addr ^= ((addr >> 7) & 7) << 4
+            out[kk, col] = float(smem[addr:addr + 2].view(np.float16)[0])
+    return out
+
+
+def frag_coords(lane: int, warp: int, e: int) -> tuple[int, int]:
+    """(row, column) of element e (0..7 for A, 0..N/2-1 for D) of a thread in a warpgroup, PTX ISA wgmma
+    m64nNk16 figures: row = 16*warp + lane/4 + 8*((e/2)%2), col = 8*(e/4) + 2*(lane%4) + e%2."""
+    return 16 * warp + lane // 4 + 8 * ((e // 2) % 2), 8 * (e // 4) + 2 * (lane % 4) + e % 2
+
+
+# ============================================================== one-stage replay
+
+def random_stage(rng, scale_codes=None):
+    """Raw bytes of one 128-row x k256 stage of a and b, and their scale bytes."""
+    a = rng.integers(0, 256, size=(128, 128), dtype=np.uint8)
+    b = rng.integers(0, 256, size=(128, 128), dtype=np.uint8)
+    codes = np.arange(1, 0x7F) if scale_codes is None else np.asarray(scale_codes)
+    sfa = rng.choice(codes, size=(128, 16)).astype(np.uint8)
+    sfb = rng.choice(codes, size=(128, 16)).astype(np.uint8)
+    return a, b, sfa, sfb
+
+
+def decoded(x: np.ndarray, sf: np.ndarray) -> np.ndarray:
+    """float64 values of packed rows (low nibble first) times their block scales."""
+    vals = np.empty((x.shape[0], x.shape[1] * 2))
+    vals[:, 0::2] = F4[x & 15]
+    vals[:, 1::2] = F4[x >> 4]
+    return vals * np.repeat(E4M3[sf], 16, axis=1)
+
+
+def replay_stage(a, b, sfa, sfb, normal=True):
+    """Run the model of the consumer main loop over one stage; D[wg] is the 64 x 128 accumulator."""
+    slot = np.zeros(36864, dtype=np.uint8)
+    for r in range(128):
+        for byte in range(128):
+            slot[swz128(r, byte)] = b[r, byte]
+            slot[16384 + swz128(r, byte)] = a[r, byte]
+    slot[32768:34816] = sfb.reshape(-1)
+    slot[34816:36864] = sfa.reshape(-1)
+    D = np.zeros((2, 64, 128))
+    for j, f in enumerate(FACTS):
+        a16 = np.zeros(16384, dtype=np.uint8)
+        for ct in range(256):  # A decode: thread = (row am, piece q = warpgroup)
+            am, q = ct % 128, ct // 128
+            src = 16384 + am * 128 + ((((2 * j + q) ^ (am & 7)) << 4))
+            words = slot[src:src + 16].view(np.uint32)
+            sbytes = slot[34816 + am * 16 + 2 * q + f["sfa_off"]:][:2]  # ld.shared.b16 at 4j + 2q
+            dec = [[scaled_pair(h, int(sbytes[w // 2]), normal) for h in decode_word(int(words[w]))] for w in range(4)]
+            for i in range(4):
+                h = f["chunk_pair"][i]
+                dst = am * 128 + ((((4 * q + i) ^ (am & 7)) << 4))
+                a16[dst:dst + 16] = np.array([dec[w][h] for w in range(4)], dtype=np.uint32).view(np.uint8)
+        for wg in range(2):
+            for q, p in enumerate(f["pieces"]):
+                pp = 2 * j + q
+                frag_regs = {}
+                for wi in range(4):
+                    for lane in range(32):
+                        g, t = lane // 4, lane % 4
+                        row_b = 64 * wg + 16 * wi + g
+                        off = row_b * 128 + (((pp ^ g) << 4)) + 4 * t
+                        w0 = int(slot[off:off + 4].view(np.uint32)[0])
+                        w1 = int(slot[off + 1024:off + 1028].view(np.uint32)[0])
+                        sel_byte = (2 * q + t // 2)  # prmt selector byte of sfb word j
+                        s0 = int(slot[32768 + row_b * 16 + 4 * p["sfb_word"] + sel_byte])
+                        s1 = int(slot[32768 + (row_b + 8) * 16 + 4 * p["sfb_word"] + sel_byte])
+                        rows = [[scaled_pair(h, s0, normal) for h in decode_word(w0)],
+                                [scaled_pair(h, s1, normal) for h in decode_word(w1)]]
+                        frag_regs[(wi, lane)] = rows
+                for inc, where in p["frag"]:
+                    afrag = np.zeros((64, 16))
+                    for (wi, lane), rows in frag_regs.items():
+                        for reg, (r, h) in enumerate(where):
+                            pair = halves(rows[r][h]).astype(np.float64)
+                            for half in range(2):
+                                row, kk = frag_coords(lane, wi, 2 * reg + half)
+                                afrag[row, kk] = pair[half]
+                    bop = wgmma_b_operand(a16, inc * 16, 1024, 128)  # start = buffer + (inc << 4) bytes
+                    D[wg] += afrag @ bop
+    return D
+
+
+@pytest.mark.parametrize("normal", [True, False])
+def test_one_stage_replay_equals_the_matrix_product(normal):
+    rng = np.random.default_rng()
+    a, b, sfa, sfb = random_stage(rng)
+    D = replay_stage(a, b, sfa, sfb, normal)
+    ref = decoded(b, sfb) @ decoded(a, sfa).T  # C^T: rows = b rows (n), columns = a rows (m)
+    if not normal:
+        ref = ref * 2.0**-28
+    np.testing.assert_allclose(np.concatenate([D[0], D[1]]), ref, rtol=1e-12, atol=0)
+
+
+@pytest.mark.parametrize("normal", [True, False])
+def test_scaled_operands_are_exact_for_every_code_and_scale(normal):
+    for code in range(16):
+        for s in range(0x7F):  # every finite positive e4m3 (and zero)
+            nib = [code] * 8
+            w = sum(c << (4 * i) for i, c in enumerate(nib))
+            got = halves(scaled_pair(decode_word(w)[0], s, normal)).astype(np.float64)
+            want = F4[code] * E4M3[s] * (1.0 if normal else 2.0**-14)
+            assert got[0] == want and got[1] == want, (code, s, got, want)
+            if normal and want != 0:
+                assert abs(want) >= 2.0**-14  # a normal fp16: no subnormal ever reaches the tensor cores
+
+
+def test_epilogue_coordinates_cover_the_tile_once_and_land_in_c():
+    """Accumulator element e of every consumer thread -> sC byte -> copy-out position (m_l, n_l)."""
+    text = PTX.split("STORE_TILE:")[1].split("OUT_LOOP:")[0]
+    offs = [int(x) for x in re.findall(r"st\.shared\.b16 \[%addr\+(\d+)\], %c16;", text)]
+    accs = [int(x) for x in re.findall(r"mul\.f32 %v0, %acc(\d+), %alpha;", text)]
+    assert accs == list(range(64)) and len(offs) == 64
+    pitch = 272
+    seen = {}
+    for ct in range(256):
+        wg, wi, lane = ct // 128, (ct % 128) // 32, ct % 32
+        g, t = lane // 4, lane % 4
+        base = 2 * t * pitch + (64 * wg + 16 * wi + g) * 2
+        for e in range(64):
+            addr = base + offs[e]
+            m_l, n_l = addr // pitch, (addr % pitch) // 2
+            row, col = frag_coords(lane, wi, e)  # wgmma D: row = b row in the warpgroup, col = a row
+            assert (m_l, n_l) == (col, 64 * wg + row), (ct, e)
+            assert addr not in seen
+            seen[addr] = (ct, e)
+    assert len(seen) == 128 * 128
+    # conflict-free 2-byte writes: for each e, the 32 lanes of a warp hit 32 distinct banks or share a word
+    for e in range(64):
+        words = {}
+        for lane in range(32):
+            g, t = lane // 4, lane % 4
+            addr = 2 * t * pitch + g * 2 + offs[e]
+            words.setdefault((addr // 4) % 32, set()).add(addr // 4)
+        assert all(len(v) == 1 for v in words.values())
+
+
+def test_swizzled_raw_reads_are_bank_conflict_free():
+    # B words: a warp reads rows g (8 of them) x threads t: per piece, 32 lanes x 4 bytes
+    for pp in range(8):
+        banks = {}
+        for lane in range(32):
+            g, t = lane // 4, lane % 4
+            off = g * 128 + ((pp ^ g) << 4) + 4 * t
+            banks.setdefault((off // 4) % 32, set()).add(off // 4)
+        assert all(len(v) == 1 for v in banks.values())
+    # A 16-byte loads and a16 16-byte stores: each quarter warp (8 lanes = 8 consecutive rows) covers 8 chunks
+    for j in range(4):
+        for q in range(2):
+            for i in range(4):
+                for quarter in range(4):
+                    rows = range(8 * quarter, 8 * quarter + 8)
+                    assert len({((2 * j + q) ^ (r & 7)) for r in rows}) == 8
+                    assert len({((4 * q + i) ^ (r & 7)) for r in rows}) == 8
+
+
+# ============================================================== schedule
+
+SHAPES = [(128, 7168, 16384, 1), (128, 4096, 7168, 1), (128, 7168, 2048, 1), (1, 1, 64, 1), (300, 129, 320, 3),
+          (129, 1000, 4096, 2), (77, 7, 1088, 1)]
+
+
+def segments(geo, cta):
+    """The kernel's segment loop: (tile, first unit, end unit) for one CTA."""
+    u, end = cta * geo.units_per_cta, min((cta + 1) * geo.units_per_cta, geo.units)
+    out = []
+    while u < end:
+        tile = u // geo.k_stages
+        seg_end = min(end, (tile + 1) * geo.k_stages)
+        out.append((tile, u, seg_end))
+        u = seg_end
+    return out
+
+
+@pytest.mark.parametrize("m,n,k,l", SHAPES)
+@pytest.mark.parametrize("sms", [132, 114, 7])
+def test_every_unit_once_and_partials_in_distinct_slots(m, n, k, l, sms):
+    geo = W.wgmma_geometry(m, n, k, l, sms)
+    assert geo.grid <= sms and (geo.grid - 1) * geo.units_per_cta < geo.units <= geo.grid * geo.units_per_cta
+    covered = np.zeros(geo.units, dtype=int)
+    by_tile: dict[int, list[int]] = {}
+    slots = {}
+    for cta in range(geo.grid):
+        segs = segments(geo, cta)
+        assert segs, "every CTA has work"
+        partial = 0
+        for tile, u0, u1 in segs:
+            covered[u0:u1] += 1
+            by_tile.setdefault(tile, []).append(cta)
+            whole = (u0, u1) == (tile * geo.k_stages, (tile + 1) * geo.k_stages)
+            contributors = list(W.tile_contributors(geo, tile))
+            assert whole == (len(contributors) == 1)
+            if not whole:
+                partial += 1
+                slot = W.workspace_slot(geo, cta, tile)
+                assert slot not in slots and slot // 2 == cta
+                slots[slot] = tile
+        assert partial <= 2
+    assert (covered == 1).all()
+    for tile, ctas in by_tile.items():
+        assert ctas == list(W.tile_contributors(geo, tile))  # the reduction adds them in this order
+
+
+def test_benchmark_shapes_fill_an_h100():
+    for (m, n, k), grid in zip([(128, 7168, 16384), (128, 4096, 7168), (128, 7168, 2048)], (128, 128, 112)):
+        geo = W.wgmma_geometry(m, n, k, 1, 132)
+        assert geo.grid == grid and geo.balance == 1.0
+        assert geo.shared_mem <= 227 * 1024
+
+
+def test_last_arrival_sums_in_cta_order_whatever_the_arrival_order():
+    rng = np.random.default_rng()
+    geo = W.wgmma_geometry(128, 4096, 7168, 1, 132)
+    parts = {c: rng.standard_normal(8).astype(np.float32) for c in W.tile_contributors(geo, 5)}
+    results = set()
+    for _ in range(10):
+        order = rng.permutation(list(parts))
+        counter = 0
+        for c in order:  # the kernel: atom.add returns the old count; the last one reduces
+            old, counter = counter, counter + 1
+            if old == len(parts) - 1:
+                acc = np.zeros(8, dtype=np.float32)
+                for cc in W.tile_contributors(geo, 5):
+                    acc = acc + parts[cc]
+                results.add(acc.tobytes())
+    assert len(results) == 1
+
+
+# ============================================================== plan validation (no GPU needed)
+
+@pytest.mark.parametrize("kwargs,exc,match", [
+    (dict(m=0, n=1, k=64), ValueError, "m must be a positive int"),
+    (dict(m=1, n=1, k=96), ValueError, "multiple of 64"),
+    (dict(m=1, n=1, k=64, stages=5), ValueError, "stages must be in 2..4"),
+    (dict(m=1, n=1, k=64, units_per_cta=0), ValueError, "units_per_cta"),
+    (dict(m=1, n=1, k=64, multicast=True), ValueError, "not implemented"),
+    (dict(m=1, n=1, k=64, multicast=1), TypeError, "multicast must be a bool"),
+    (dict(m=1, n=1, k=64, alpha=float("nan")), ValueError, "alpha must be a finite float"),
+])
+def test_bad_plan_arguments_raise_before_any_gpu_work(kwargs, exc, match):
+    with pytest.raises(exc, match=match):
+        W.GemmWgmmaPlan(**kwargs)
+
+
+def test_kernel_file_is_ascii_with_a_header():
+    KERNEL.read_bytes().decode("ascii")
+    assert PTX.splitlines()[0] == "// nvfp4rt: targets=sm_90a constants=NORMAL_OPERANDS=1"
+
+
+try:
+    from nvfp4rt.assemble import assemble, find_ptxas
+    _HAVE_PTXAS = find_ptxas() is not None
+except ImportError:  # pragma: no cover
+    _HAVE_PTXAS = False
+
+
+@pytest.mark.skipif(not _HAVE_PTXAS, reason="ptxas not found")
+@pytest.mark.parametrize("normal", ["1", "0"])
+def test_kernel_assembles_without_spills_or_wgmma_serialisation(normal):
+    rep = assemble(KERNEL, "sm_90a", {"NORMAL_OPERANDS": normal})
+    fn = rep.functions["nvfp4_gemm_wgmma"]
+    assert not fn.spills and fn.stack_frame == 0 and fn.local_bytes == 0
+    assert "serializ" not in rep.log.lower()
+
+
+# ============================================================== GPU
+
+def _run_case(m, n, k, l, distribution, **plan_kwargs):
+    import nvfp4rt
+    from nvfp4rt import data, reference
+
+    d = data.gemm_data(m, n, k, l, seed=None, distribution=distribution)
+    ref = reference.gemm_ref(d.a, d.b, d.sfa, d.sfb)
+    dev = {name: nvfp4rt.from_numpy(np.ascontiguousarray(d.physical(name)).view(np.uint8))
+           for name in ("a", "b", "sfa", "sfb")}
+    c = nvfp4rt.from_numpy(np.full((l, m, n), np.nan, dtype=np.float16))
+    plan = W.GemmWgmmaPlan(m, n, k, l, **plan_kwargs)
+    plan.run(dev["a"], dev["b"], dev["sfa"], dev["sfb"], c)
+    out = c.numpy().transpose(1, 2, 0)
+    return reference.check(out, ref), plan, dev, c, ref
+
+
+GPU_SHAPES = [(128, 7168, 2048, 1), (128, 256, 512, 1), (1, 1, 64, 1), (127, 129, 320, 1), (200, 1000, 1088, 2),
+              (129, 8, 4096, 1), (64, 300, 256, 3), (256, 7, 960, 1)]
+
+
+@pytest.mark.gpu
+@requires_gpu
+@pytest.mark.parametrize("m,n,k,l", GPU_SHAPES)
+@pytest.mark.parametrize("distribution", ["competition", "wide"])
+def test_matches_float64_reference(m, n, k, l, distribution):
+    res, *_ = _run_case(m, n, k, l, distribution)
+    assert res.ok, res.report()
+
+
+@pytest.mark.gpu
+@requires_gpu
+@pytest.mark.parametrize("upc", [1, 3, 1000])
+def test_split_choice_does_not_change_the_result(upc):
+    res, plan, dev, c, ref = _run_case(128, 1024, 2048, 1, "wide", units_per_cta=upc)
+    assert res.ok, res.report()
+    first = c.numpy().copy()
+    plan.run(dev["a"], dev["b"], dev["sfa"], dev["sfb"], c)  # counters were reset by the last CTAs
+    assert np.array_equal(first.view(np.uint16), c.numpy().view(np.uint16))  # deterministic
