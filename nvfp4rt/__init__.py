@@ -18,5 +18,6 @@ from .launch import Pointer, PreparedLaunch, launch
 from .tma import TensorMap
 from .nvfp4 import NVFP4Tensor, dequantize, pack_fp4, quantize, unpack_fp4
 from .ops.gemv import GemvPlan, gemv, gemv_raw, plan_gemv
+from .ops.gemm import GemmLayout, gemm, gemm_raw, plan_gemm
 
 __version__ = "0.1.0"
