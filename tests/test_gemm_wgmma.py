@@ -23,6 +23,7 @@ fresh data, both distributions, NaN-poisoned outputs, ragged shapes.
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 
@@ -472,3 +473,17 @@ def test_split_choice_does_not_change_the_result(upc):
     first = c.numpy().copy()
     plan.run(dev["a"], dev["b"], dev["sfa"], dev["sfb"], c)  # counters were reset by the last CTAs
     assert np.array_equal(first.view(np.uint16), c.numpy().view(np.uint16))  # deterministic
+
+
+def test_supports_follows_the_tma_rules():
+    from nvfp4rt.ops.gemm import GemmLayout
+
+    assert W.supports(128, 7168, 16384, 1)
+    assert not W.supports(128, 7168, 96, 1)
+    lay = GemmLayout.contiguous(128, 256, 512, 1)
+    assert W.supports(128, 256, 512, 1, lay)
+    assert not W.supports(128, 256, 512, 1, dataclasses.replace(lay, a_row=264))  # not a multiple of 16
+    assert W.supports(128, 256, 512, 1, dataclasses.replace(lay, sfa_row=36))    # scales get padded
+    assert not W.supports(128, 256, 512, 2, dataclasses.replace(GemmLayout.contiguous(128, 256, 512, 2), b_batch=0))
+    with pytest.raises(ValueError, match="a_row"):
+        W.GemmWgmmaPlan(128, 256, 512, 1, dataclasses.replace(lay, a_row=264))

@@ -14,14 +14,21 @@ reduction).  This module holds what the host decides:
   a workspace for fp32 partial tiles plus zeroed per-tile counters, tensor
   maps built once and re-pointed when the buffers move, and a prepared launch.
 
-Arrays passed to :meth:`GemmWgmmaPlan.run` are anything with ``.ptr`` (a
-device address) in the competition's physical layout, per batch contiguous
-and K-major: ``a`` ``[l][m][k/2]`` bytes, ``b`` ``[l][n][k/2]``, ``sfa``
-``[l][m][k/16]`` e4m3 bytes, ``sfb`` ``[l][n][k/16]``, ``c`` ``[l][m][n]``
-fp16 (written).  ``a`` and ``b`` must be 16-byte aligned (TMA).  When
-``k % 256 != 0`` or a scale pointer is not 16-byte aligned, the plan first
-copies the scales into padded rows of ``k_stages * 16`` bytes on the same
-stream (``cuMemcpy2DAsync``), since TMA needs 16-byte row strides.
+The plan follows the op layer's contract (``nvfp4rt.ops.gemm``, docs/gemm.md)::
+
+    plan = GemmWgmmaPlan(m, n, k, l, layout=None, *, alpha=1.0, device=None)
+    plan(a, b, sfa, sfb, c, stream=None) -> c          # also plan.run(...)
+
+``layout`` is a :class:`nvfp4rt.ops.gemm.GemmLayout` (byte strides of a, sfa,
+b, sfb; c's in fp16 elements; K and c's n contiguous); None means the
+competition's batch-major physical layout: ``a`` ``[l][m][k/2]`` bytes, ``b``
+``[l][n][k/2]``, ``sfa`` ``[l][m][k/16]`` e4m3 bytes, ``sfb`` ``[l][n][k/16]``,
+``c`` ``[l][m][n]`` fp16.  Arrays are anything with an int ``.ptr``.  ``a``
+and ``b`` must be 16-byte aligned with 16-byte multiple strides (TMA; see
+:func:`supports`).  When a scale pointer or stride is not a multiple of 16
+bytes (always the case for ``k % 256 != 0``), the plan first copies the
+scales into padded rows of ``k_stages * 16`` bytes on the same stream
+(``cuMemcpy2DAsync``, one per batch).
 """
 from __future__ import annotations
 
@@ -36,6 +43,7 @@ from ..ptxsource import ptx_dir
 
 __all__ = [
     "GemmWgmmaPlan",
+    "supports",
     "GemmWgmmaGeometry",
     "wgmma_geometry",
     "tile_contributors",
@@ -157,6 +165,46 @@ def workspace_slot(geo: GemmWgmmaGeometry, cta: int, tile: int) -> int:
     return 2 * cta + (0 if tile == first_tile else 1)
 
 
+def _layout(m, n, k, l, layout):
+    from .gemm import GemmLayout
+
+    if layout is None:
+        return GemmLayout.contiguous(m, n, k, l)
+    if not isinstance(layout, GemmLayout):
+        raise TypeError(f"layout must be a GemmLayout or None, got {type(layout).__name__}")
+    return layout
+
+
+def _layout_problem(m, n, k, l, layout) -> str | None:
+    """Why the kernel cannot take this layout (None: it can)."""
+    for name in ("a_row", "a_batch", "b_row", "b_batch"):
+        v = getattr(layout, name)
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0 or v % 16:
+            return f"layout.{name} must be a non-negative multiple of 16 bytes (TMA), got {v!r}"
+    if layout.a_row < k // 2 or layout.b_row < k // 2:
+        return f"layout.a_row and layout.b_row must be at least k/2 = {k // 2} bytes"
+    if l > 1 and (layout.a_batch == 0 or layout.b_batch == 0):
+        return "a batch stride of 0 (broadcast a or b) is not supported by the TMA maps"
+    for name in ("sfa_row", "sfa_batch", "sfb_row", "sfb_batch", "c_row", "c_batch"):
+        v = getattr(layout, name)
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
+            return f"layout.{name} must be a non-negative int, got {v!r}"
+    if layout.sfa_row < k // 16 or layout.sfb_row < k // 16:
+        return f"layout.sfa_row and layout.sfb_row must be at least k/16 = {k // 16} bytes"
+    if layout.c_row < n:
+        return f"layout.c_row must be at least n = {n} elements"
+    return None
+
+
+def supports(m, n, k, l, layout=None) -> bool:
+    """True when the wgmma kernel can run this size and layout (the op layer asks before choosing it)."""
+    try:
+        wgmma_geometry(m, n, k, l, 1)
+        return _layout_problem(m, n, k, l, _layout(m, n, k, l, layout)) is None
+    except (ValueError, TypeError):
+        return False
+
+
 @lru_cache(maxsize=None)
 def _kernel(ordinal: int, normal_operands: bool):
     from ..module import load
@@ -194,7 +242,7 @@ class _Ptr:
 class GemmWgmmaPlan:
     """A Hopper NVFP4 GEMM of fixed size on one device, ready to launch again and again.
 
-    ``GemmWgmmaPlan(m, n, k, l=1, *, device=None, alpha=1.0, stages=None,
+    ``GemmWgmmaPlan(m, n, k, l=1, layout=None, *, device=None, alpha=1.0, stages=None,
     units_per_cta=None, multicast=False, normal_operands=True)``.
     ``plan.run(a, b, sfa, sfb, c, stream=None)`` (also ``plan(...)``) launches;
     see the module docstring for the array layouts.  ``multicast=True`` (TMA
@@ -203,7 +251,7 @@ class GemmWgmmaPlan:
     multiply per pair and relies on fp16 subnormal tensor-core inputs.
     """
 
-    def __init__(self, m: int, n: int, k: int, l: int = 1, *, device=None, alpha: float = 1.0,
+    def __init__(self, m: int, n: int, k: int, l: int = 1, layout=None, *, device=None, alpha: float = 1.0,
                  stages: int | None = None, units_per_cta: int | None = None, multicast: bool = False,
                  normal_operands: bool = True):
         if not isinstance(multicast, bool):
@@ -216,6 +264,10 @@ class GemmWgmmaPlan:
         self.normal_operands = normal_operands
         # validate the sizes before touching the GPU
         wgmma_geometry(m, n, k, l, 1, stages=stages, units_per_cta=units_per_cta)
+        self.layout = _layout(m, n, k, l, layout)
+        why = _layout_problem(m, n, k, l, self.layout)
+        if why:
+            raise ValueError(why)
         self.device = device if device is not None else driver.device()
         if isinstance(self.device, int) and not isinstance(self.device, bool):
             self.device = driver.device(self.device)
@@ -240,7 +292,9 @@ class GemmWgmmaPlan:
         self._counters = DeviceAllocation(4 * g.tiles, self.device)
         driver.call("cuMemsetD32", self._counters.ptr, 0, g.tiles)
         self._sf_pitch = g.k_stages * 16
-        self._pad_scales = (k // 16) % 16 != 0
+        lay = self.layout
+        self._pad = {"sfa": lay.sfa_row % 16 != 0 or (l > 1 and (lay.sfa_batch % 16 or lay.sfa_batch == 0)),
+                     "sfb": lay.sfb_row % 16 != 0 or (l > 1 and (lay.sfb_batch % 16 or lay.sfb_batch == 0))}
         self._sfa_pad = self._sfb_pad = None
         self._tmaps: dict[str, object] = {}
         self._launch = None
@@ -258,14 +312,23 @@ class GemmWgmmaPlan:
 
     # ------------------------------------------------------------------ tensor maps
     def _map_spec(self, which: str):
-        g = self.geometry
+        """(shape, outer byte strides, box, swizzle) in numpy order for the 3-D map of one operand."""
+        g, lay = self.geometry, self.layout
         rows = g.m if which in ("a", "sfa") else g.n
         if which in ("a", "b"):
             inner, box_inner, swizzle = g.k // 2, STAGE_K // 2, "128B"
+            row, batch = getattr(lay, which + "_row"), getattr(lay, which + "_batch")
         else:
-            inner = self._sf_pitch if self._pad_scales_active(which) else g.k // 16
             box_inner, swizzle = STAGE_K // 16, "none"
-        return (g.l, rows, inner), (rows * inner, inner), (1, TILE, box_inner), swizzle
+            if self._pad_scales_active(which):
+                inner = row = self._sf_pitch
+                batch = rows * row
+            else:
+                inner = g.k // 16
+                row, batch = getattr(lay, which + "_row"), getattr(lay, which + "_batch")
+        if g.l == 1 or batch == 0:  # the batch coordinate is always 0 then: any legal stride does
+            batch = rows * row
+        return (g.l, rows, inner), (batch, row), (1, TILE, box_inner), swizzle
 
     def _pad_scales_active(self, which: str) -> bool:
         return (self._sfa_pad if which == "sfa" else self._sfb_pad) is not None
@@ -283,7 +346,7 @@ class GemmWgmmaPlan:
         return tm
 
     def _padded_scales(self, which: str, src: int, rows: int, stream_handle) -> int:
-        """Copy [l*rows][k/16] scale bytes into rows of k_stages*16 bytes (zero tail) on the stream."""
+        """Copy the [rows][k/16] scale bytes of every batch into rows of k_stages*16 bytes (zero tail)."""
         from ..memory import DeviceAllocation
 
         buf = self._sfa_pad if which == "sfa" else self._sfb_pad
@@ -295,16 +358,18 @@ class GemmWgmmaPlan:
                 self._sfa_pad = buf
             else:
                 self._sfb_pad = buf
-        cp = driver.raw.CUDA_MEMCPY2D()
-        cp.srcMemoryType = driver.raw.CUmemorytype.CU_MEMORYTYPE_DEVICE
-        cp.srcDevice = src
-        cp.srcPitch = self.k // 16
-        cp.dstMemoryType = driver.raw.CUmemorytype.CU_MEMORYTYPE_DEVICE
-        cp.dstDevice = buf.ptr
-        cp.dstPitch = self._sf_pitch
-        cp.WidthInBytes = self.k // 16
-        cp.Height = self.l * rows
-        driver.call("cuMemcpy2DAsync", cp, stream_handle)
+        row, batch = getattr(self.layout, which + "_row"), getattr(self.layout, which + "_batch")
+        for bi in range(self.l):
+            cp = driver.raw.CUDA_MEMCPY2D()
+            cp.srcMemoryType = driver.raw.CUmemorytype.CU_MEMORYTYPE_DEVICE
+            cp.srcDevice = src + bi * batch
+            cp.srcPitch = row
+            cp.dstMemoryType = driver.raw.CUmemorytype.CU_MEMORYTYPE_DEVICE
+            cp.dstDevice = buf.ptr + bi * rows * self._sf_pitch
+            cp.dstPitch = self._sf_pitch
+            cp.WidthInBytes = self.k // 16
+            cp.Height = rows
+            driver.call("cuMemcpy2DAsync", cp, stream_handle)
         return buf.ptr
 
     # ------------------------------------------------------------------ launch
@@ -320,7 +385,7 @@ class GemmWgmmaPlan:
             raise ValueError(f"c must be 2-byte aligned (fp16), address 0x{ptrs['c']:x}")
         handle = _stream_handle(stream, self.device)
         for name, rows in (("sfa", self.m), ("sfb", self.n)):
-            if self._pad_scales or ptrs[name] % 16:
+            if self._pad[name] or ptrs[name] % 16:
                 if not self._pad_scales_active(name):
                     self._tmaps.pop(name, None)  # its map must describe the padded rows
                 ptrs[name] = self._padded_scales(name, ptrs[name], rows, handle)
@@ -330,7 +395,7 @@ class GemmWgmmaPlan:
         if self._launch is None:
             self._launch = self.kernel.prepare(
                 maps["a"], maps["b"], maps["sfa"], maps["sfb"], _Ptr(ptrs["c"]), _Ptr(self._ws.ptr),
-                _Ptr(self._counters.ptr), g.m, g.n, g.k_stages, g.m_tiles, g.n_tiles, g.units, g.units_per_cta,
+                _Ptr(self._counters.ptr), self.layout.c_row, self.layout.c_batch, g.m, g.n, g.k_stages, g.m_tiles, g.n_tiles, g.units, g.units_per_cta,
                 g.num_stages, alpha, grid=g.grid, block=_THREADS, shared_mem=g.shared_mem, stream=stream)
         else:  # the prepared launch holds copies of the descriptor bytes: refresh the ones that moved
             for name, tm in maps.items():
