@@ -471,7 +471,8 @@ def op_names() -> list[str]:
 
 
 def _load_builtin_ops() -> None:
-    """The built-in adapters are defined at the end of this module; nothing to import (yet)."""
+    """Register the built-in adapters: GEMV is defined at the end of this module, GEMM in bench_gemm."""
+    from . import bench_gemm  # noqa: F401  (registers "gemm")
 
 
 # =========================================================================== results

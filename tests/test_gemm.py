@@ -343,3 +343,29 @@ def test_plan_on_two_streams_keeps_separate_split_k_scratch():
         outs.append(reference.check(poison.numpy().transpose(1, 2, 0), reference.gemm_ref(d.a, d.b, d.sfa, d.sfb)))
     assert all(r.ok for r in outs), outs
     assert len(plan._scratch) == 2
+
+
+# ============================================================================ CPU: the bench adapter
+
+def test_gemm_bench_adapter_is_registered_with_the_competition_presets():
+    from nvfp4rt import bench
+
+    assert "gemm" in bench.op_names()
+    op = bench.get_op("gemm")(None, None)
+    assert op.compute_bound
+    assert [tuple(s[k] for k in ("m", "n", "k")) for s in op.parse_shapes(None)] == data.PRESETS["gemm"]
+    s = {"m": 128, "n": 7168, "k": 16384}
+    assert op.flops(s) == 2 * 128 * 7168 * 16384
+    assert op.bytes(s) == 128 * 8192 + 128 * 1024 + 7168 * 8192 + 7168 * 1024 + 2 * 128 * 7168
+    with pytest.raises(ValueError, match="divisible by 64"):
+        op.parse_shapes(["128,128,96"])
+
+
+def test_gemm_bench_variant_override(monkeypatch):
+    from nvfp4rt.bench_gemm import GemmBench
+
+    monkeypatch.setenv("NVFP4RT_GEMM_VARIANT", "mma")
+    assert GemmBench(None, None).variant == "mma"
+    monkeypatch.setenv("NVFP4RT_GEMM_VARIANT", "sm80")
+    with pytest.raises(ValueError, match="NVFP4RT_GEMM_VARIANT"):
+        GemmBench(None, None).variant
