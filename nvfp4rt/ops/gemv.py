@@ -29,11 +29,12 @@ __all__ = ["gemv", "gemv_raw", "GemvPlan", "GemvLayout", "plan_gemv", "variant_f
 
 _THREADS = 256
 _WARPS = _THREADS // 32
-_STEP_VALUES = 1024  # values of one row a warp consumes per step (16 bytes per lane)
+_STEP_VALUES = 1024  # values of one row a warp consumes per item (16 bytes per lane)
 _SMEM_PER_STEP = 2048 + 256  # decoded b (fp16) + its block scales (f32)
-_SMEM_FIXED = 64  # per-warp partials, double buffered
+_SMEM_OPTIN = 227 * 1024  # Hopper's opt-in shared memory per block (the plan checks the device's)
+_MAX_ROWS_PER_CTA = 512  # rows of one CTA: their partial sums sit in shared memory
 #: largest K the kernel holds B for in shared memory (227 KB opt-in on Hopper).
-MAX_K = ((227 * 1024 - _SMEM_FIXED) // _SMEM_PER_STEP) * _STEP_VALUES
+MAX_K = ((_SMEM_OPTIN - 256) // _SMEM_PER_STEP) * _STEP_VALUES
 
 _FP4_DTYPES = {np.dtype(np.uint8), np.dtype(np.int8)}
 _SCALE_DTYPES = {np.dtype(ml_dtypes.float8_e4m3fn), np.dtype(np.uint8)}
@@ -80,42 +81,55 @@ class GemvLayout:
 
 @dataclass(frozen=True)
 class _Geometry:
-    steps: int
+    steps: int  # items per row, rounded up to warps_per_row * steps_per_warp
     rows_per_tile: int
     log2_warps_per_row: int
     steps_per_warp: int
-    tiles_per_batch: int
-    num_tiles: int
-    tiles_per_cta: int
+    ctas_per_batch: int
+    rows_per_cta: int
     grid: int
     shared_mem: int
 
+    @property
+    def warps_per_row(self) -> int:
+        return 1 << self.log2_warps_per_row
 
-def _geometry(m: int, k: int, l: int, ctas_per_sm: int, sm_count: int) -> _Geometry:
-    """Split rows over tiles and K over warps.
 
-    A row's ``steps`` are shared by ``g`` warps (g divides gcd(steps, 8)); a tile holds
-    ``8 / g`` rows.  The critical path of a persistent CTA is about
-    ``tiles_per_cta * steps_per_warp`` steps, so ``g`` minimises that, and on a tie
-    the smaller ``g`` wins: longer runs of steps keep the warp's load pipeline full.
+def _shared_mem(steps: int, rows_per_cta: int, warps_per_row: int) -> int:
+    return steps * _SMEM_PER_STEP + -(-rows_per_cta * warps_per_row * 4 // 16) * 16
+
+
+def _geometry(m: int, k: int, l: int, ctas_per_sm: int, sm_count: int, smem_limit: int = _SMEM_OPTIN,
+              splits: tuple = (1, 2, 4, 8)) -> _Geometry:
+    """One wave of CTAs, each on ``rows_per_cta`` rows of one batch; K split over ``g`` warps.
+
+    The grid is ``ctas_per_batch * l`` with ``ctas_per_batch`` about ``resident CTAs / l``, so every
+    CTA is resident at once.  Inside a CTA, ``8 / g`` rows are walked at a time and each row's items
+    are split over ``g`` warps; a warp's critical path is ``ceil(rows_per_cta / (8/g)) * ceil(steps / g)``
+    items, and ``g`` (one of ``splits``) minimises it (on a tie the smaller ``g``).
     """
-    steps = -(-k // _STEP_VALUES)
+    real_steps = -(-k // _STEP_VALUES)
     slots = max(1, ctas_per_sm * sm_count)
+    rows_target = -(-m // max(1, slots // l))
     best = None
-    for warps_per_row in (1, 2, 4, 8):
-        if math.gcd(steps, _WARPS) % warps_per_row:
-            continue
+    for warps_per_row in splits:
         rows_per_tile = _WARPS // warps_per_row
-        tiles_per_batch = -(-m // rows_per_tile)
-        num_tiles = tiles_per_batch * l
-        tiles_per_cta = -(-num_tiles // slots)
-        cost = tiles_per_cta * (steps // warps_per_row)
+        steps_per_warp = -(-real_steps // warps_per_row)
+        steps = steps_per_warp * warps_per_row
+        room = (smem_limit - steps * _SMEM_PER_STEP) // (4 * warps_per_row)
+        if room < rows_per_tile:
+            continue  # B of this split does not fit in shared memory
+        rows_per_cta = max(1, min(rows_target, _MAX_ROWS_PER_CTA, room))
+        ctas_per_batch = -(-m // rows_per_cta)
+        waves = -(-(ctas_per_batch * l) // slots)
+        cost = waves * -(-rows_per_cta // rows_per_tile) * steps_per_warp
         if best is None or cost < best[0]:
-            best = (cost, warps_per_row, rows_per_tile, tiles_per_batch, num_tiles, tiles_per_cta)
-    _, warps_per_row, rows_per_tile, tiles_per_batch, num_tiles, tiles_per_cta = best
-    grid = -(-num_tiles // tiles_per_cta)
-    return _Geometry(steps, rows_per_tile, warps_per_row.bit_length() - 1, steps // warps_per_row,
-                     tiles_per_batch, num_tiles, tiles_per_cta, grid, steps * _SMEM_PER_STEP + _SMEM_FIXED)
+            best = (cost, warps_per_row, rows_per_tile, steps_per_warp, steps, rows_per_cta, ctas_per_batch)
+    if best is None:
+        raise ValueError(f"k={k} does not fit this kernel's shared memory ({smem_limit} bytes)")
+    _, warps_per_row, rows_per_tile, steps_per_warp, steps, rows_per_cta, ctas_per_batch = best
+    return _Geometry(steps, rows_per_tile, warps_per_row.bit_length() - 1, steps_per_warp, ctas_per_batch,
+                     rows_per_cta, ctas_per_batch * l, _shared_mem(steps, rows_per_cta, warps_per_row))
 
 
 class GemvPlan:
@@ -147,9 +161,17 @@ class GemvPlan:
         if kernel is not None and kernel.device.ordinal != self.device.ordinal:
             raise ValueError(f"kernel is loaded on device {kernel.device.ordinal}, the plan runs on {self.device.ordinal}")
         self.kernel = kernel if kernel is not None else _kernel(self.device.ordinal, self.variant)
-        occ = driver.call("cuOccupancyMaxActiveBlocksPerMultiprocessor", self.kernel.function, _THREADS,
-                          _SMEM_FIXED + (-(-k // _STEP_VALUES)) * _SMEM_PER_STEP)
-        self.geometry = _geometry(self.m, self.k, self.l, max(1, int(occ)), self.device.properties.sm_count)
+        props = self.device.properties
+        smem_limit = min(props.max_shared_per_block_optin, _SMEM_OPTIN)
+        occ = 4  # the kernel's .minnctapersm; the occupancy query below corrects it
+        for _ in range(3):
+            geom = _geometry(self.m, self.k, self.l, occ, props.sm_count, smem_limit)
+            real = max(1, int(driver.call("cuOccupancyMaxActiveBlocksPerMultiprocessor", self.kernel.function,
+                                          _THREADS, geom.shared_mem)))
+            if real == occ:
+                break
+            occ = real
+        self.geometry = geom
         for name in ("a_row", "a_batch", "b_batch"):
             if getattr(layout, name) % 16:
                 raise ValueError(f"{name} stride must be a multiple of 16 bytes, got {getattr(layout, name)}")
@@ -170,7 +192,7 @@ class GemvPlan:
         g, lay = self.geometry, self.layout
         return (a, sfa, b, sfb, c, lay.a_row, lay.a_batch, lay.sfa_row, lay.sfa_batch, lay.b_batch, lay.sfb_batch,
                 lay.c_row, lay.c_batch, self.m, self.k, g.steps, g.rows_per_tile, g.log2_warps_per_row,
-                g.steps_per_warp, g.tiles_per_batch, g.num_tiles, g.tiles_per_cta, self.alpha)
+                g.steps_per_warp, g.ctas_per_batch, g.rows_per_cta, self.alpha)
 
     def __call__(self, a, b, sfa, sfb, c, stream=None):
         ptrs = (a.ptr, b.ptr, sfa.ptr, sfb.ptr, c.ptr)
