@@ -531,12 +531,14 @@ def _ratio(num: float | None, den: float | None) -> float | None:
 
 def shape_result(shape: dict, timing: Timing, *, nbytes: int, flops: int = 0, ceilings: Mapping | None = None,
                  api_us_per_call: float | None = None, peers: Mapping[str, float | None] | None = None,
-                 check: str = "ok") -> dict:
+                 check: str = "ok", read_floor_us: float | None = None) -> dict:
     """The per-shape record of a result file (derived figures computed here, in one place).
 
     ``gbps`` is decimal GB/s of NVFP4 bytes moved (1 GB/s = 1e9 B/s);
     ``pct_of_bw`` compares it with the same run's read ceiling; ``speedup[peer]``
-    is peer median / our median (> 1 means we are faster).
+    is peer median / our median (> 1 means we are faster).  ``read_floor_us`` is the same-run median
+    of a plain streaming read of ``nbytes`` (``bw_read``, same L2 clear); ``pct_of_read_floor`` is
+    read_floor / ours (> 100 means faster than a plain read of the same bytes).
     """
     ceilings = dict(ceilings or {})
     med = timing.median_us
@@ -556,6 +558,9 @@ def shape_result(shape: dict, timing: Timing, *, nbytes: int, flops: int = 0, ce
         "speedup": {k: _ratio(v, med) for k, v in (peers or {}).items()},
         "check": check,
     }
+    if read_floor_us is not None:
+        rec["read_floor_us"] = read_floor_us
+        rec["pct_of_read_floor"] = _ratio(read_floor_us, med) * 100.0 if med > 0 else None
     if flops:
         tflops = flops / (med * 1e-6) / 1e12 if med > 0 else None
         tc = ceilings.get("fp16_tflops")
@@ -661,7 +666,9 @@ MARKDOWN_HEADER = (
     "JSON files in `bench/results/`; they are never hand-edited. Newest result per op and device.\n"
     "Times are medians of per-call CUDA-event times with L2 cleared before every call (p10–p90 beside them);\n"
     "TB/s counts the NVFP4 bytes an op must move; \"% BW\" compares with the read bandwidth measured in the\n"
-    "same run; peer columns give the peer's median and our speedup over it. See docs/bench.md.\n"
+    "same run (1 GiB buffer); \"same-size read\" is a plain streaming read of the op's bytes timed the same way\n"
+    "in the same run, and its % column is that time over ours (above 100: faster than reading the bytes);\n"
+    "peer columns give the peer's median and our speedup over it. See docs/bench.md.\n"
 )
 
 
@@ -690,7 +697,10 @@ def render_markdown(results_dir: str | os.PathLike) -> str:
                     if name not in peer_names:
                         peer_names.append(name)
         has_flops = any("tflops" in rec for d in docs for rec in d["shapes"])
+        has_floor = any("read_floor_us" in rec for d in docs for rec in d["shapes"])
         head = ["device", "shape", "median µs", "p10–p90 µs", "MB", "TB/s", "% BW", "API µs/call"]
+        if has_floor:
+            head += ["same-size read µs", "% of same-size read"]
         if has_flops:
             head += ["TFLOP/s", "% fp16 TC"]
         head += [f"{p} µs (speedup)" for p in peer_names]
@@ -709,6 +719,8 @@ def render_markdown(results_dir: str | os.PathLike) -> str:
                     _fmt(rec["pct_of_bw"], ".0f"),
                     _fmt(rec["api_us_per_call"]),
                 ]
+                if has_floor:
+                    row += [_fmt(rec.get("read_floor_us")), _fmt(rec.get("pct_of_read_floor"), ".0f")]
                 if has_flops:
                     row += [_fmt(rec.get("tflops"), ".0f"), _fmt(rec.get("pct_of_tensor_ceiling"), ".0f")]
                 for p in peer_names:
@@ -796,12 +808,18 @@ def run_bench(op: str, shapes: Iterable[str] | None = None, *, iters: int = 100,
                         peer_times[name] = None
         finally:
             adapter.release(state)
+        floor = None
+        if not adapter.compute_bound:
+            from .ceilings import measure_read_time
+
+            floor = measure_read_time(adapter.bytes(shape), dev, timer.stream, iters=iters, warmup=warmup).median_us
         rec = shape_result(shape, t, nbytes=adapter.bytes(shape), flops=adapter.flops(shape) if adapter.compute_bound else 0,
-                           ceilings=ceilings, api_us_per_call=api, peers=peer_times)
+                           ceilings=ceilings, api_us_per_call=api, peers=peer_times, read_floor_us=floor)
         records.append(rec)
         peers_txt = ", ".join(f"{k} {_fmt(v)} µs" for k, v in peer_times.items())
+        floor_txt = "" if floor is None else f", same-size read {floor:.1f} µs ({_fmt(rec['pct_of_read_floor'], '.0f')}%)"
         log(f"[bench]   {label}: {t.median_us:.1f} µs (p10 {t.p10_us:.1f}, p90 {t.p90_us:.1f}), "
-            f"{_fmt(rec['pct_of_bw'], '.0f')}% of read BW, API {api:.1f} µs/call" + (f"; {peers_txt}" if peers_txt else ""))
+            f"{_fmt(rec['pct_of_bw'], '.0f')}% of read BW{floor_txt}, API {api:.1f} µs/call" + (f"; {peers_txt}" if peers_txt else ""))
     device_info = {
         "name": props.name,
         "arch": props.arch,
@@ -863,6 +881,7 @@ class _GemvState:
     dev: dict            # contiguous device arrays, (l, rows, cols)
     views: dict          # competition views [rows, cols, l]
     stream: object
+    data: object = None  # the nvfp4rt.data.GemvData the arrays came from
     torch_cache: dict = field(default_factory=dict)
 
 
@@ -870,11 +889,12 @@ class _GemvState:
 class GemvBench(OpBench):
     """Batched NVFP4 GEMV ``c[:, 0, b] = A[b] @ x[b]`` through :func:`nvfp4rt.ops.gemv.gemv_raw`.
 
-    Inputs are fresh random NVFP4 data (every byte pattern of A and b; positive
-    e4m3 scales between 0.25 and 3.75), drawn per run from the harness's
-    generator.  The check compares with a float64 host reference under the
-    competition tolerance (|out - ref| <= 1e-3 + 1e-3 |ref|) after the output
-    was poisoned with 0xFF bytes (fp16 NaN), so an unwritten element fails.
+    Inputs are fresh random data from :func:`nvfp4rt.data.gemv_data` (the
+    competition's distribution and layouts, b with its 128 rows), drawn per
+    run from the harness's generator.  The check compares with
+    :func:`nvfp4rt.reference.gemv_ref` under the competition tolerance after
+    the output was poisoned with 0xFF bytes (fp16 NaN), so an unwritten
+    element fails.
     """
 
     name = "gemv"
@@ -897,20 +917,17 @@ class GemvBench(OpBench):
 
     def make_inputs(self, shape: dict, rng: np.random.Generator) -> _GemvState:
         from .array import asarray, empty
+        from .data import gemv_data
 
         m, k, l = shape["m"], shape["k"], shape["l"]
-        host = {
-            "a": rng.integers(0, 256, size=(l, m, k // 2), dtype=np.uint8),
-            "b": rng.integers(0, 256, size=(l, 1, k // 2), dtype=np.uint8),
-            "sfa": _random_scales(rng, (l, m, k // 16)),
-            "sfb": _random_scales(rng, (l, 1, k // 16)),
-        }
+        d = gemv_data(m, k, l, seed=rng, distribution="competition")
+        host = {name: np.ascontiguousarray(d.physical(name)).view(np.uint8) for name in ("a", "b", "sfa", "sfb")}
         if self.device is not None:
             self.device.activate()  # asarray/empty allocate on the current device
         dev = {name: asarray(arr) for name, arr in host.items()}
         dev["c"] = empty((l, m, 1), np.float16, device=self.device)
         views = {name: _competition_view(arr) for name, arr in dev.items()}
-        return _GemvState(dict(shape), host, dev, views, self.stream)
+        return _GemvState(dict(shape), host, dev, views, self.stream, data=d)
 
     def run(self, state: _GemvState) -> None:
         from .ops.gemv import gemv_raw
@@ -918,34 +935,21 @@ class GemvBench(OpBench):
         v = state.views
         gemv_raw(v["a"], v["b"], v["sfa"], v["sfb"], v["c"], stream=state.stream)
 
-    def reference(self, state: _GemvState) -> np.ndarray:
-        """float64 ``(l, m)`` products, dequantised on the host in row chunks (bounded memory)."""
-        h = state.host
-        l, m = h["a"].shape[0], h["a"].shape[1]
-        out = np.empty((l, m), dtype=np.float64)
-        for b in range(l):
-            x = _dequant_fp4_host(h["b"][b], h["sfb"][b])[0].astype(np.float64)
-            for r0 in range(0, m, 1024):
-                a = _dequant_fp4_host(h["a"][b, r0:r0 + 1024], h["sfa"][b, r0:r0 + 1024])
-                out[b, r0:r0 + 1024] = a.astype(np.float64) @ x
-        return out
-
     def check(self, state: _GemvState) -> None:
+        """Poisoned output (0xFFFF, an fp16 NaN), one run, then nvfp4rt.reference's gemv and checker."""
         from . import driver
+        from .reference import check, gemv_ref
 
         c = state.dev["c"]
         l, m = state.host["a"].shape[:2]
-        driver.call("cuMemsetD8", c.ptr, 0xFF, 2 * l * m)  # poison: 0xFFFF is an fp16 NaN
+        driver.call("cuMemsetD8", c.ptr, 0xFF, 2 * l * m)
         self.run(state)
         driver.call("cuCtxSynchronize")
-        got = np.asarray(c.numpy(), dtype=np.float64).reshape(l, m)
-        ref = self.reference(state)
-        bad = ~(np.abs(got - ref) <= 1e-3 + 1e-3 * np.abs(ref))  # NaN compares False: counted as bad
-        if bad.any():
-            idx = np.argwhere(bad)[0]
-            raise BenchCheckError(
-                f"gemv {self.shape_label(state.shape)}: {int(bad.sum())} of {bad.size} outputs wrong; first at "
-                f"(batch {idx[0]}, row {idx[1]}): got {got[tuple(idx)]!r}, expected {ref[tuple(idx)]!r}")
+        got = np.asarray(c.numpy()).transpose(1, 2, 0)  # (l, m, 1) -> [m, 1, l]
+        d = state.data
+        res = check(got, gemv_ref(d.a, d.b, d.sfa, d.sfb))
+        if not res.ok:
+            raise BenchCheckError(f"gemv {self.shape_label(state.shape)}: {res}")
 
     def peers(self, state: _GemvState) -> dict[str, Peer]:
         """cuBLAS fp16 bmm on pre-dequantised data, and the naive unpack/lookup/scale/bmm path (torch)."""
@@ -955,7 +959,8 @@ class GemvBench(OpBench):
             return {}
         if not torch.cuda.is_available():
             return {}
-        h = state.host
+        h = dict(state.host)
+        h["b"], h["sfb"] = np.ascontiguousarray(h["b"][:, :1]), np.ascontiguousarray(h["sfb"][:, :1])  # row 0 is b
         l, m, half_k = h["a"].shape
         k = 2 * half_k
         a16 = torch.empty((l, m, k), dtype=torch.float16, device="cuda")

@@ -307,13 +307,26 @@ def _gemv_state(host_out):
         def numpy(self):
             return host_out(l, m)
 
-    return bench._GemvState({"m": m, "k": k, "l": l}, host, {"c": FakeC()}, {}, None)
+    import ml_dtypes
+    from types import SimpleNamespace
+
+    logical = {n: v.transpose(1, 2, 0) for n, v in host.items()}
+    for n in ("sfa", "sfb"):
+        logical[n] = logical[n].view(ml_dtypes.float8_e4m3fn)
+    return bench._GemvState({"m": m, "k": k, "l": l}, host, {"c": FakeC()}, {}, None, data=SimpleNamespace(**logical))
 
 
-def test_gemv_reference_of_a_hand_computed_case():
-    st = _gemv_state(lambda l, m: None)
-    ref = bench.GemvBench(None, None).reference(st)
-    assert ref.shape == (2, 64) and np.all(ref == 64 * 1.0 * 2.0)
+def test_gemv_bench_inputs_come_from_the_competition_generator(monkeypatch):
+    """make_inputs draws nvfp4rt.data.gemv_data (b with its 128 rows, GEMV's narrow byte range)."""
+    import nvfp4rt.array as arr_mod
+
+    monkeypatch.setattr(arr_mod, "asarray", lambda x: x)
+    monkeypatch.setattr(arr_mod, "empty", lambda shape, dtype, device=None: np.empty(shape, dtype))
+    monkeypatch.setattr(bench, "_competition_view", lambda x: x.transpose(1, 2, 0))
+    st = bench.GemvBench(None, None).make_inputs({"m": 8, "k": 64, "l": 2}, np.random.default_rng(1))
+    assert st.host["a"].shape == (2, 8, 32) and st.host["b"].shape == (2, 128, 32)
+    assert st.host["a"].max() <= 3  # competition GEMV bytes: randint(0, 4)
+    assert st.views["a"].shape == (8, 32, 2) and st.data.m == 8
 
 
 def test_gemv_check_poisons_output_and_rejects_nan_and_wrong_values(monkeypatch):
@@ -328,7 +341,7 @@ def test_gemv_check_poisons_output_and_rejects_nan_and_wrong_values(monkeypatch)
     with pytest.raises(bench.BenchCheckError, match="128 of 128"):
         a.check(_gemv_state(lambda l, m: np.full((l, m, 1), np.nan, np.float16)))  # unwritten (NaN) output
     wrong = lambda l, m: np.where(np.arange(l * m).reshape(l, m, 1) == 5, 128.5, 128.0).astype(np.float16)
-    with pytest.raises(bench.BenchCheckError, match="1 of 128.*row 5"):
+    with pytest.raises(bench.BenchCheckError, match=r"1 of 128.*\(5, 0, 0\)"):
         a.check(_gemv_state(wrong))  # 0.5 off at 128: beyond 1e-3 + 1e-3*128
 
 
@@ -403,3 +416,23 @@ def test_run_bench_gemv_small_shape_end_to_end(tmp_path):
     path = bench.write_result(res, results_dir=tmp_path)
     assert "| " + res["device"]["name"] in bench.render_markdown(tmp_path)
     assert math.isfinite(json.loads(path.read_text())["shapes"][0]["gbps"])
+
+
+def test_same_size_read_floor_figures_and_markdown_columns(tmp_path):
+    """A memory-bound op carries the same-run time of a plain read of its bytes; % is floor / ours."""
+    t = bench.Timing.from_samples([30.0, 29.0, 31.0])
+    rec = bench.shape_result({"m": 7168, "k": 16384, "l": 1}, t, nbytes=66_000_000, ceilings=CEIL,
+                             api_us_per_call=33.0, peers={}, read_floor_us=39.0)
+    assert rec["read_floor_us"] == 39.0
+    assert rec["pct_of_read_floor"] == pytest.approx(130.0)  # faster than reading the same bytes
+    doc = bench.build_result("gemv", device=DEVICE, ceilings=CEIL, shapes=[rec], iters=100, warmup=10,
+                             l2_clear_bytes=1, date="2026-11-21T10:00:00Z", git={"revision": "b" * 40, "dirty": False},
+                             cuda_bindings_version="13.3.1")
+    bench.write_result(doc, results_dir=tmp_path)
+    md = bench.render_markdown(tmp_path)
+    header = next(ln for ln in md.splitlines() if ln.startswith("| device"))
+    row = next(ln for ln in md.splitlines() if ln.startswith("| NVIDIA"))
+    cells = dict(zip([c.strip() for c in header.strip("|").split("|")], [c.strip() for c in row.strip("|").split("|")]))
+    assert cells["same-size read µs"] == "39.0" and cells["% of same-size read"] == "130"
+    # results written before the column existed still render (no floor: no column)
+    assert "read_floor_us" not in bench.shape_result({"m": 1}, t, nbytes=1, ceilings=CEIL)
