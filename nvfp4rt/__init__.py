@@ -19,5 +19,6 @@ from .tma import TensorMap
 from .nvfp4 import NVFP4Tensor, dequantize, pack_fp4, quantize, unpack_fp4
 from .ops.gemv import GemvPlan, gemv, gemv_raw, plan_gemv
 from .ops.gemm import GemmLayout, gemm, gemm_raw, plan_gemm
+from .ops.dual_gemm import DualGemmLayout, dual_gemm_silu, dual_gemm_silu_raw, plan_dual_gemm_silu
 
 __version__ = "0.1.0"
