@@ -536,7 +536,7 @@ def shape_result(shape: dict, timing: Timing, *, nbytes: int, flops: int = 0, ce
 
     ``gbps`` is decimal GB/s of NVFP4 bytes moved (1 GB/s = 1e9 B/s);
     ``pct_of_bw`` compares it with the same run's read ceiling; ``speedup[peer]``
-    is peer median / our median (> 1 means we are faster).  ``read_floor_us`` is the same-run median
+    is peer median / our median (> 1 means we are faster).  ``read_floor_us`` is the same-run p10
     of a plain streaming read of ``nbytes`` (``bw_read``, same L2 clear); ``pct_of_read_floor`` is
     read_floor / ours (> 100 means faster than a plain read of the same bytes).
     """
@@ -666,8 +666,9 @@ MARKDOWN_HEADER = (
     "JSON files in `bench/results/`; they are never hand-edited. Newest result per op and device.\n"
     "Times are medians of per-call CUDA-event times with L2 cleared before every call (p10–p90 beside them);\n"
     "TB/s counts the NVFP4 bytes an op must move; \"% BW\" compares with the read bandwidth measured in the\n"
-    "same run (1 GiB buffer); \"same-size read\" is a plain streaming read of the op's bytes timed the same way\n"
-    "in the same run, and its % column is that time over ours (above 100: faster than reading the bytes);\n"
+    "same run (1 GiB buffer); \"same-size read\" is the p10 time of a plain streaming read of the op's bytes,\n"
+    "timed the same way in the same run, and its % column is that time over ours (above 100: faster than\n"
+    "reading the bytes);\n"
     "peer columns give the peer's median and our speedup over it. See docs/bench.md.\n"
 )
 
@@ -812,7 +813,9 @@ def run_bench(op: str, shapes: Iterable[str] | None = None, *, iters: int = 100,
         if not adapter.compute_bound:
             from .ceilings import measure_read_time
 
-            floor = measure_read_time(adapter.bytes(shape), dev, timer.stream, iters=iters, warmup=warmup).median_us
+            # p10, not the median: at tens of MB the plain read's times spread widely (37-80 us for 33 MB on
+            # the H100), and the floor must not flatter us
+            floor = measure_read_time(adapter.bytes(shape), dev, timer.stream, iters=iters, warmup=warmup).p10_us
         rec = shape_result(shape, t, nbytes=adapter.bytes(shape), flops=adapter.flops(shape) if adapter.compute_bound else 0,
                            ceilings=ceilings, api_us_per_call=api, peers=peer_times, read_floor_us=floor)
         records.append(rec)
