@@ -171,11 +171,16 @@ class GemmMmaPlan:
 
     With split-K the plan owns a workspace (fp32 partial tiles) and zeroed per-tile counters,
     one set per stream it has been called on, so launches on different streams never share them.
+
+    ``kernel``: a loaded kernel with the ``nvfp4_gemm_mma`` parameter list to launch instead of
+    the built-in one, with the same arguments and geometry (the split-K factor then follows that
+    kernel's own occupancy); ``nvfp4rt lab gemm`` uses this to run a user's kernel under the ABI.
     """
 
     variant = "mma"
 
-    def __init__(self, m: int, n: int, k: int, l: int, layout: GemmLayout, *, alpha: float = 1.0, device=None):
+    def __init__(self, m: int, n: int, k: int, l: int, layout: GemmLayout, *, alpha: float = 1.0, device=None,
+                 kernel=None):
         _check_sizes(m, n, k, l)
         _check_layout(layout)
         self.m, self.n, self.k, self.l = int(m), int(n), int(k), int(l)
@@ -185,7 +190,9 @@ class GemmMmaPlan:
         if major < 8:
             raise RuntimeError(f"the mma GEMM needs compute capability 8.0 or newer; "
                                f"{self.device.properties.name} is {major}.{minor}")
-        self.kernel = _mma_kernel(self.device.ordinal)
+        if kernel is not None and kernel.device.ordinal != self.device.ordinal:
+            raise ValueError(f"kernel is loaded on device {kernel.device.ordinal}, the plan runs on {self.device.ordinal}")
+        self.kernel = kernel if kernel is not None else _mma_kernel(self.device.ordinal)
         occ = driver.call("cuOccupancyMaxActiveBlocksPerMultiprocessor", self.kernel.function, _MMA_THREADS,
                           _MMA_SHARED)
         self.geometry = mma_geometry(self.m, self.n, self.k, self.l,
