@@ -3,9 +3,11 @@
 CPU: argument errors (exit 2 with a clear message), assembly errors quoted with
 their line numbers, the gemv ABI check, custom specs missing pieces, the
 whole run -> table -> JSON -> exit-code pipeline and the watch loop through a
-fake op whose "device" methods are plain Python.  GPU: a deliberately wrong
-GEMV kernel is caught, the built-in kernel given as FILE reports timings, the
-custom example runs.
+fake op whose "device" methods are plain Python; the gemm ABI matching (mma or
+wgmma by the parameter list) and its mismatch report, gemm shapes, and the
+dual_gemm skeleton's discovery of a plan with ``kernel=``.  GPU: deliberately
+wrong GEMV and GEMM kernels are caught, the built-in kernels given as FILE
+report timings, the custom example runs.
 """
 import json
 import os
@@ -29,6 +31,8 @@ from conftest import requires_gpu
 
 ROOT = Path(__file__).resolve().parent.parent
 GEMV_PTX = ptx_dir() / "gemv_nvfp4.ptx"
+GEMM_MMA_PTX = ptx_dir() / "gemm_nvfp4_mma.ptx"
+GEMM_WGMMA_PTX = ptx_dir() / "gemm_nvfp4_wgmma.ptx"
 EXAMPLE_PTX = ROOT / "docs" / "examples" / "scaled_add.ptx"
 EXAMPLE_SPEC = ROOT / "docs" / "examples" / "scaled_add.py"
 needs_ptxas = pytest.mark.skipif(find_ptxas() is None, reason="needs ptxas (CUDA toolkit) on PATH")
@@ -69,15 +73,15 @@ def test_argparse_errors_exit_2(argv, capsys):
     assert exc.value.code == 2
 
 
-def test_gemm_without_a_builtin_kernel_fails_clearly(capsys):
-    import importlib.util
+def test_dual_gemm_without_a_plan_fails_clearly(capsys):
+    from nvfp4rt.lab.dual_gemm import find_dual_gemm_plans
 
-    if importlib.util.find_spec("nvfp4rt.ops.gemm") is not None:
-        pytest.skip("nvfp4rt.ops.gemm exists: the lab message changes once an adapter is written")
-    for op in ("gemm", "dual_gemm"):
-        code, _, err = lab([op, str(GEMV_PTX)], capsys)
-        assert code == 1
-        assert f"no built-in {op} kernel exists yet" in err
+    if find_dual_gemm_plans()[0]:
+        pytest.skip("a dual GEMM plan with kernel= exists: lab dual_gemm is wired")
+    code, _, err = lab(["dual_gemm", str(GEMM_MMA_PTX)], capsys)
+    assert code == 1
+    assert "dual_gemm" in err and ("no built-in dual_gemm kernel exists yet" in err
+                                   or "no dual GEMM plan can launch your kernel yet" in err)
 
 
 def test_custom_needs_a_spec(capsys):
@@ -218,6 +222,167 @@ def test_builtin_abi_matches_the_plan_arguments():
     assert len(plan._args(*[None] * 5)) == len(sig.params)
 
 
+# ----------------------------------------------------------------------------- gemm (CPU)
+
+def _signature(path, entry=None):
+    from nvfp4rt.lab.abi import BuiltinAbi, builtin_signature
+
+    entries = parse_entries(Path(path).read_text()) if entry is None else None
+    return builtin_signature(BuiltinAbi("x", Path(path), entry or next(iter(entries))))
+
+
+def test_gemm_abis_are_the_two_builtin_kernels():
+    from nvfp4rt.lab.gemm import gemm_abis
+
+    abis = {a.variant: a for a in gemm_abis()}
+    assert abis["mma"].path == GEMM_MMA_PTX and abis["mma"].entry == "nvfp4_gemm_mma"
+    if "wgmma" in abis:
+        assert abis["wgmma"].path == GEMM_WGMMA_PTX and abis["wgmma"].entry == "nvfp4_gemm_wgmma"
+
+
+@pytest.mark.parametrize("path, variant", [(GEMM_MMA_PTX, "mma"), (GEMM_WGMMA_PTX, "wgmma")])
+def test_gemm_builtin_kernels_match_their_own_abi(path, variant):
+    from nvfp4rt.lab.abi import match_abi
+    from nvfp4rt.lab.gemm import gemm_abis
+
+    if variant not in {a.variant for a in gemm_abis()}:
+        pytest.skip(f"no {variant} GEMM in this checkout")
+    assert match_abi("gemm", _signature(path), gemm_abis()).variant == variant
+
+
+def _gemm_with_param_renamed(tmp_path, old="splits", new="nsplits"):
+    text = GEMM_MMA_PTX.read_text()
+    decl = f".param .u32 {old},"
+    assert text.count(decl) == 1, f"gemm_nvfp4_mma.ptx no longer declares {decl}: update this test"
+    p = tmp_path / "gemm_renamed.ptx"
+    p.write_text(text.replace(decl, f".param .u32 {new},").replace(f"[{old}]", f"[{new}]"))
+    return p
+
+
+def test_gemm_abi_mismatch_names_the_closest_abi_first(tmp_path, capsys):
+    p = _gemm_with_param_renamed(tmp_path)
+    n = [q.name for q in parse_entries(GEMM_MMA_PTX.read_text())["nvfp4_gemm_mma"].params].index("splits")
+    code, out, _ = lab(["gemm", str(p), "--assemble-only", "--json"], capsys)
+    assert code == 1
+    doc = json.loads(out)
+    assert doc["status"] == "abi_error" and doc["abi"] is None
+    err = doc["error"]
+    assert "follows none of the gemm kernel ABIs" in err
+    assert f"parameter {n}: expected .u32 splits, got .u32 nsplits" in err
+    assert "against mma" in err
+    if "against wgmma" in err:
+        assert err.index("against mma") < err.index("against wgmma")
+
+
+def test_gemv_kernel_under_gemm_is_an_abi_error(capsys):
+    code, out, _ = lab(["gemm", str(GEMV_PTX), "--assemble-only"], capsys)
+    assert code == 1 and "abi_error" in out and "against mma" in out
+
+
+@needs_ptxas
+@pytest.mark.parametrize("path, variant", [(GEMM_MMA_PTX, "mma"), (GEMM_WGMMA_PTX, "wgmma")])
+def test_gemm_assemble_only_reports_the_matched_abi(path, variant, capsys):
+    from nvfp4rt.lab.gemm import gemm_abis
+
+    if variant not in {a.variant for a in gemm_abis()}:
+        pytest.skip(f"no {variant} GEMM in this checkout")
+    code, out, _ = lab(["gemm", str(path), "--assemble-only", "--json"], capsys)
+    doc = json.loads(out)
+    assert code == 0, doc["error"]
+    assert doc["status"] == "assembled" and doc["abi"].startswith(f"{variant} (")
+    (entry,) = doc["assembly"]["entries"]
+    assert entry["spill_stores"] == 0 and entry["registers"] > 0
+
+
+@pytest.mark.parametrize("spec, words", [("128,256,100", "shape '128,256,100' for gemm: the GEMM ABIs need k divisible by 64"), ("1,2", "4 positive integers m,n,k,l"),
+                                         ("128,0,256,1", "positive"), ("huge", "preset 'huge'"),
+                                         ("1,2,3,4,5", "m,n,k,l")])
+def test_gemm_bad_shape_is_a_usage_error(spec, words, capsys):
+    code, _, err = lab(["gemm", str(GEMM_MMA_PTX), "--shapes", spec], capsys)
+    assert code == 2 and words in err, err
+
+
+def test_gemm_shapes_presets_and_the_short_form():
+    from nvfp4rt.data import PRESETS
+    from nvfp4rt.lab.gemm import GemmLab
+
+    op = GemmLab(Options(op="gemm", file=GEMM_MMA_PTX))
+    assert op.parse_shapes(None) == [dict(m=m, n=n, k=k, l=1) for m, n, k in PRESETS["gemm"]]
+    assert op.parse_shapes(["128,256,512", "64,128,256,3"]) == [dict(m=128, n=256, k=512, l=1),
+                                                                 dict(m=64, n=128, k=256, l=3)]
+    assert all(s["k"] % 64 == 0 for s in op.parse_shapes(["small"]))
+    s = dict(m=128, n=7168, k=16384, l=1)
+    assert op.flops(s) == 2 * 128 * 7168 * 16384
+    assert op.bytes(s) == (128 + 7168) * (16384 // 2 + 16384 // 16) + 2 * 128 * 7168
+    assert op.compute_bound  # the floor is the larger of the bytes and the fp16 tensor-core time
+
+
+def test_gemm_mma_plan_arguments_match_the_entry():
+    """The mma ABI is launched through GemmMmaPlan._args: one value per .entry parameter."""
+    from nvfp4rt.ops import gemm as ops_gemm
+
+    sig = parse_entries(GEMM_MMA_PTX.read_text())["nvfp4_gemm_mma"]
+    plan = object.__new__(ops_gemm.GemmMmaPlan)
+    plan.m, plan.n, plan.k, plan.l, plan.alpha = 256, 512, 1024, 1, 1.0
+    plan.layout = ops_gemm.GemmLayout.contiguous(256, 512, 1024, 1)
+    plan.geometry = ops_gemm.mma_geometry(256, 512, 1024, 1, 132)
+    assert len(plan._args(*[None] * 7)) == len(sig.params)
+    import inspect
+
+    assert "kernel" in inspect.signature(ops_gemm.GemmMmaPlan).parameters
+
+
+def test_swap_kernel_replaces_the_kernel_before_the_first_launch():
+    from types import SimpleNamespace
+
+    from nvfp4rt.lab.gemm import swap_kernel
+
+    allowed = []
+    dev = SimpleNamespace(ordinal=0)
+    kernel = SimpleNamespace(device=dev, set_max_dynamic_shared=allowed.append)
+    plan = SimpleNamespace(_launch=None, device=dev, kernel="builtin", geometry=SimpleNamespace(shared_mem=200000))
+    swap_kernel(plan, kernel)
+    assert plan.kernel is kernel and allowed == [200000]
+    plan._launch = object()
+    with pytest.raises(RuntimeError, match="launched before"):
+        swap_kernel(plan, kernel)
+    with pytest.raises(ValueError, match="device 1"):
+        swap_kernel(SimpleNamespace(_launch=None, device=dev, geometry=plan.geometry),
+                    SimpleNamespace(device=SimpleNamespace(ordinal=1)))
+
+
+def test_dual_gemm_discovery_needs_a_plan_with_kernel(tmp_path):
+    import types
+
+    from nvfp4rt.lab.dual_gemm import find_dual_gemm_plans, missing_reason
+
+    def module(name, plan_init, with_file=True):
+        mod = types.ModuleType(f"nvfp4rt.ops.{name}")
+        cls = type("DualGemmWgmmaPlan", (), {"__init__": plan_init, "__module__": mod.__name__})
+        mod.DualGemmWgmmaPlan = cls
+        if with_file:
+            mod._KERNEL_FILE, mod._ENTRY = "dual_gemm_nvfp4_wgmma.ptx", "nvfp4_dual_gemm_silu_wgmma"
+        return name, mod
+
+    def with_kernel(self, m, n, k, l=1, layout=None, *, device=None, kernel=None):
+        pass
+
+    def without_kernel(self, m, n, k, l=1, layout=None, *, device=None):
+        pass
+
+    found, skipped = find_dual_gemm_plans([module("dual_gemm_wgmma", with_kernel)])
+    ((variant, cls, abi, _),) = found
+    assert variant == "wgmma" and abi.entry == "nvfp4_dual_gemm_silu_wgmma" and skipped == []
+    found, skipped = find_dual_gemm_plans([module("dual_gemm_wgmma", without_kernel)])
+    assert found == [] and "takes no kernel=" in skipped[0]
+    assert "kernel=" in missing_reason(skipped)
+    found, skipped = find_dual_gemm_plans([module("dual_gemm", with_kernel, with_file=False)])
+    assert found == [] and "_KERNEL_FILE" in skipped[0]
+    found, skipped = find_dual_gemm_plans([("dual_gemm", ImportError("boom"))])
+    assert found == [] and "fails to import" in skipped[0] and "boom" in skipped[0]
+    assert "no built-in dual_gemm kernel exists yet" in missing_reason([])
+
+
 # ----------------------------------------------------------------------------- no GPU
 
 def test_without_gpu_the_run_assembles_then_fails_with_the_reason(capsys, monkeypatch):
@@ -346,6 +511,43 @@ def test_watch_reruns_on_save_and_reuses_inputs(tmp_path):
     assert [r["run"] for r in results] == [1, 2, 3]
 
 
+@register_op
+class _FakeKeyedOp(_FakeOp):
+    """Like _FakeOp, but the built-in kernel to compare with depends on the kernel (as gemm's mma/wgmma do)."""
+
+    name = "fake_keyed_test_op"
+
+    def bind(self, kernel, st):
+        self.key = "second" if "SECOND" in Path(kernel.path).read_text() else "first"
+        return super().bind(kernel, st)
+
+    def load(self, path, entry, target, constants):
+        k, info = super().load(path, entry, target, constants)
+        k.path = path
+        return k, info
+
+    def baseline_key(self, st):
+        return self.key
+
+
+def test_builtin_timing_is_kept_per_baseline_key(tmp_path):
+    p = tmp_path / "k.ptx"
+    shutil.copy(EXAMPLE_PTX, p)
+    _FakeKeyedOp.prepared = _FakeKeyedOp.baselines = 0
+    session = Session(Options(op="fake_keyed_test_op", file=p, iters=3, warmup=1, shapes=["small"]), log=lambda m: None)
+    results = []
+    edits = ["// edit\n", "// SECOND\n", "// SECOND again\n"]
+
+    def fake_sleep(_):
+        p.write_text(EXAMPLE_PTX.read_text() + edits[len(results) - 1])
+        st = os.stat(p)
+        os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9 * len(results)))
+
+    watch(session, results.append, poll=0, max_runs=4, sleep=fake_sleep)
+    assert [r["ok"] for r in results] == [True] * 4
+    assert _FakeKeyedOp.baselines == 2  # once for "first", once for "second"; re-runs reuse them
+
+
 def test_watch_ignores_unchanged_and_missing_files(tmp_path):
     p = tmp_path / "k.ptx"
     shutil.copy(EXAMPLE_PTX, p)
@@ -426,3 +628,53 @@ def test_gpu_custom_wrong_kernel_is_caught(tmp_path, capsys):
     doc = json.loads(out)
     assert code == 1 and doc["status"] == "mismatch"
     assert doc["shapes"][0]["check"]["mismatches"] > 900  # every fourth element is wrong
+
+
+def _wrong_gemm(tmp_path):
+    """The built-in mma GEMM with alpha silently replaced by alpha + 0.5 (one added instruction)."""
+    text = GEMM_MMA_PTX.read_text()
+    m = re.search(r"^(\s*)ld\.param\.f32\s+(%\w+),\s*\[alpha\];[^\n]*$", text, re.M)
+    if m is None:
+        pytest.fail("gemm_nvfp4_mma.ptx no longer loads alpha with ld.param.f32: update this test's substitution")
+    bad = text[:m.end()] + f"\n{m.group(1)}add.f32 {m.group(2)}, {m.group(2)}, 0f3F000000;" + text[m.end():]
+    p = tmp_path / "gemm_wrong.ptx"
+    p.write_text(bad)
+    return p
+
+
+@pytest.mark.gpu
+@requires_gpu
+def test_gpu_wrong_gemm_kernel_is_caught(tmp_path, capsys):
+    code, out, _ = lab(["gemm", str(_wrong_gemm(tmp_path)), "--shapes", "small", "--json"], capsys)
+    assert code == 1
+    doc = json.loads(out)
+    assert doc["status"] == "mismatch" and doc["abi"].startswith("mma (")
+    assert all(not r["check"]["ok"] and r["check"]["mismatches"] > 0 for r in doc["shapes"])
+    assert all(r["median_us"] is None for r in doc["shapes"])
+
+
+def _gemm_variant_available(variant):
+    from nvfp4rt import driver
+    from nvfp4rt.lab.gemm import gemm_abis
+
+    if variant not in {a.variant for a in gemm_abis()}:
+        return False
+    return variant == "mma" or tuple(driver.device(0).compute_capability) == (9, 0)
+
+
+@pytest.mark.gpu
+@requires_gpu
+@pytest.mark.parametrize("path, variant", [(GEMM_MMA_PTX, "mma"), (GEMM_WGMMA_PTX, "wgmma")])
+def test_gpu_builtin_gemm_as_file_reports_timings(path, variant, capsys):
+    if not _gemm_variant_available(variant):
+        pytest.skip(f"the {variant} GEMM needs its module and (wgmma) an sm_90 device")
+    code, out, _ = lab(["gemm", str(path), "--shapes", "small", "--json", "--iters", "20"], capsys)
+    doc = json.loads(out)
+    assert code == 0, doc["error"]
+    assert doc["status"] == "ok" and doc["abi"].startswith(f"{variant} (") and doc["load"] is not None
+    for r in doc["shapes"]:
+        assert r["check"]["ok"] and r["check"]["data"] == ["competition", "wide"]
+        assert r["check"]["total"] == 2 * r["shape"]["m"] * r["shape"]["n"] * r["shape"]["l"]
+        assert r["median_us"] > 0 and r["builtin_us"] > 0 and r["floor_us"] > 0
+        assert 0 < r["pct_of_floor"] <= 100
+

@@ -10,7 +10,7 @@ next to the built-in kernel and the hardware floor (L2 cleared, median), and
 prints one table.  ``--watch`` re-runs on every save; ``--json`` writes the
 result for scripts; any failure exits non-zero.
 
-OP is an adapter in this package (``gemv``, ``custom``, ...): see
+OP is an adapter in this package (``gemv``, ``gemm``, ``dual_gemm``, ``custom``): see
 :mod:`nvfp4rt.lab.core` for the interface and the run, :mod:`.report` for
 the table and JSON, :mod:`.watch` for the re-run loop, and ``docs/lab.md`` for each op's
 kernel ABI.
@@ -29,7 +29,7 @@ from .watch import watch
 __all__ = ["add_parser", "run_lab", "LabOp", "LabError", "LabUsageError", "Options", "Session", "register_op",
            "get_op", "op_names", "format_table", "to_json", "watch"]
 
-_ADAPTER_MODULES = ("gemv", "custom", "gemm")
+_ADAPTER_MODULES = ("gemv", "custom", "gemm", "dual_gemm")
 _loaded = False
 
 

@@ -154,11 +154,15 @@ class LabOp:
     def reload(self) -> None:
         """Re-read whatever :meth:`watched_files` names (called by the watch loop after a change)."""
 
-    def check_abi(self, signature) -> None:
-        """Raise :class:`LabError` (status ``abi_error``) when ``signature`` cannot take this op's arguments."""
+    def check_abi(self, signature) -> str | None:
+        """Raise :class:`LabError` (status ``abi_error``) when ``signature`` cannot take this op's arguments.
+
+        May return a short description of the ABI the kernel follows (the result's ``abi`` field;
+        ops with several built-in ABIs, like gemm, say which one matched).
+        """
         builtin = self.builtin_file()
         if builtin is None or self.default_entry is None:
-            return
+            return None
         from ..ptxsource import PtxSource
 
         expected = PtxSource.from_file(builtin, "sm_90a").entries[self.default_entry]
@@ -167,6 +171,7 @@ class LabOp:
             raise LabError(f"{signature.name} does not follow the {self.name} kernel ABI of "
                            f"{builtin.name}::{expected.name}:\n" + "\n".join(f"  {p}" for p in problems)
                            + "\n  (docs/lab.md lists the ABI of each op)", status="abi_error")
+        return f"{builtin.name}::{expected.name}"
 
     def bytes(self, shape: dict) -> int | None:
         return None
@@ -227,6 +232,10 @@ class LabOp:
 
     def baseline(self, state) -> Callable[[], object] | None:
         """The built-in kernel on the same inputs (timed once per session), or None."""
+        return None
+
+    def baseline_key(self, state):
+        """Which built-in kernel :meth:`baseline` would time now (its timing is kept per shape and key)."""
         return None
 
     def describe_data(self) -> str:
@@ -377,7 +386,7 @@ class Session:
         self.device_info = None
         self.ceilings = None
         self.states: dict[int, object] = {}
-        self.baselines: dict[int, object] = {}
+        self.baselines: dict[tuple, object] = {}
         self.setup_seconds = 0.0
         self.runs = 0
         self._kernel = None  # keeps the current module loaded
@@ -421,7 +430,7 @@ class Session:
             "schema": RESULT_SCHEMA, "op": self.op.name, "file": str(self.path), "entry": None, "target": None,
             "status": "ok", "ok": False, "error": None, "run": self.runs,
             "data": {"seed": self.seed, "kind": self.op.describe_data()},
-            "assembly": None, "load": None, "device": self.device_info, "ceilings": None, "shapes": [],
+            "abi": None, "assembly": None, "load": None, "device": self.device_info, "ceilings": None, "shapes": [],
             "timing": {},
         }
         try:
@@ -489,7 +498,7 @@ class Session:
                 res["assembly"].update(_assembly_record(asm["report"]))
             if load_exc is not None:
                 self._raise_load_error(load_exc, res)
-            self.op.check_abi(entries[entry])  # from the rendered text: fails fast, on any machine
+            res["abi"] = self.op.check_abi(entries[entry])  # from the rendered text: fails fast, on any machine
             if o.assemble_only:
                 res["status"] = "assembled" if exe is not None else "no_ptxas"
                 res["ok"] = exe is not None
@@ -561,10 +570,11 @@ class Session:
     def _baseline(self, i: int, state):
         if not self.options.baseline:
             return None
-        if i not in self.baselines:
+        key = (i, self.op.baseline_key(state))
+        if key not in self.baselines:
             fn = self.op.baseline(state)
-            self.baselines[i] = None if fn is None else self.op.time(fn, self.options.iters, self.options.warmup)
-        return self.baselines[i]
+            self.baselines[key] = None if fn is None else self.op.time(fn, self.options.iters, self.options.warmup)
+        return self.baselines[key]
 
     def _shape_record(self, shape: dict, checks: list) -> dict:
         total = sum(c.total for _, c in checks)

@@ -37,6 +37,8 @@ def format_table(res: dict) -> str:
             for w in asm.get("warnings", []):
                 lines.append(f"ptxas warning: line {w['line']}: {w['message']}" if w["line"] else
                              f"ptxas warning: {w['message']}")
+    if res.get("abi"):
+        lines.append(f"ABI: {res['abi']}")
     if res.get("load"):
         ld = res["load"]
         lines.append(f"loaded in {ld['seconds'] * 1e3:.0f} ms ({'cache hit' if ld['from_cache'] else 'JIT'})")
