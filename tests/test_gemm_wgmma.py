@@ -107,6 +107,53 @@ def ptx_facts():
 FACTS = ptx_facts()
 
 
+def decoder_facts():
+    """A_DECODER=1 decoder section: per sub-step j, per piece q: raw chunk, scale byte offset, and
+    decoded chunk c <- (pair h, scale register per word), read out of the PTX text."""
+    text = PTX.split("DECODER:\n")[1].split("PRODUCER:")[0]
+    setup = text.split("D_LOOP:")[0]
+    xor_of = {}
+    for c, reg_dr, reg_ds in re.findall(r"xor\.b32 %x, %y, (\d);\s*\n\s*shl\.b32 %x, %x, 4;\s*\n"
+                                        r"\s*add\.u32 %dr(\d), %dec_row, %x;\s*\n\s*add\.u32 %dr\d, %dr\d, 16384;.*\n"
+                                        r"\s*add\.u32 %ds(\d), %dec_row, %x;", setup):
+        assert c == reg_dr == reg_ds
+        xor_of[int(c)] = int(c)
+    assert sorted(xor_of) == list(range(8))
+    assert "shl.b32 %dec_row, %thread, 7;" in setup and "and.b32 %y, %thread, 7;" in setup
+    assert "add.u32 %sfrow, %sfrow, 34816;" in setup and "shl.b32 %sfrow, %thread, 4;" in setup
+    subs = re.split(r"// ---- decoder: k64 sub-step (\d)", text)[1:]
+    assert [int(x) for x in subs[0::2]] == [0, 1, 2, 3]
+    out = []
+    for blk in subs[1::2]:
+        pieces = blk.split("add.u32 %addr, %slot_addr, %dr")[1:]
+        assert len(pieces) == 2
+        pf = []
+        for ptxt in pieces:
+            raw = int(re.match(r"(\d);", ptxt).group(1))
+            soff = int(re.search(r"ld\.shared\.b16 %h16, \[%addr\+(\d+)\]", ptxt).group(1))
+            assert "cvt.rn.f16x2.e4m3x2 %as, %h16;" in ptxt and "mov.b32 %as0, {%hl, %hl};" in ptxt \
+                and "mov.b32 %as1, {%hh, %hh};" in ptxt
+            for w in range(4):
+                assert _decode_outputs(ptxt, f"%aw{w}") == [f"%d{h}{w}" for h in range(4)]
+            scale_reg = {}
+            for h, w, sreg in re.findall(r"mul\.rn\.f16x2 %d(\d)(\d), %d\d\d, (%as[01]);", ptxt):
+                scale_reg[(int(h), int(w))] = int(sreg[-1])
+            assert len(scale_reg) == 16
+            chunks = {}
+            for c, regs in re.findall(r"add\.u32 %addr, %a16, %ds(\d);\s*\n\s*st\.shared\.v4\.b32 \[%addr\], "
+                                      r"\{([^}]*)\}", ptxt):
+                names = [re.fullmatch(r"%d(\d)(\d)", r.strip()).groups() for r in regs.split(",")]
+                assert len({h for h, _ in names}) == 1 and [int(w) for _, w in names] == [0, 1, 2, 3]
+                chunks[int(c)] = int(names[0][0])
+            pf.append({"raw": raw, "sfa_off": soff, "scale_reg": scale_reg, "chunks": chunks})
+        assert "fence.proxy.async.shared::cta;" in blk and "add.u32 %bar, %sm_afull, %tmp;" in blk
+        out.append(pf)
+    return out
+
+
+DECODER_FACTS = decoder_facts()
+
+
 def test_ptx_descriptor_constants_match_the_model():
     assert "mov.b32 %desc_hi, 0x40000040;" in PTX  # SBO 1024 >> 4 = 64 in bits 32..45, swizzle 1 (128B) bits 62..63
     assert "or.b32 %dlo, %dlo, 0x10000;" in PTX     # LBO field 1 (16 bytes), ignored with 128B swizzle
@@ -200,8 +247,8 @@ def decoded(x: np.ndarray, sf: np.ndarray) -> np.ndarray:
     return vals * np.repeat(E4M3[sf], 16, axis=1)
 
 
-def replay_stage(a, b, sfa, sfb, normal=True):
-    """Run the model of the consumer main loop over one stage; D[wg] is the 64 x 128 accumulator."""
+def stage_slot(a, b, sfa, sfb):
+    """One ring slot as TMA leaves it: [B 128B-swizzled | A 128B-swizzled | sfb | sfa]."""
     slot = np.zeros(36864, dtype=np.uint8)
     for r in range(128):
         for byte in range(128):
@@ -209,19 +256,48 @@ def replay_stage(a, b, sfa, sfb, normal=True):
             slot[16384 + swz128(r, byte)] = a[r, byte]
     slot[32768:34816] = sfb.reshape(-1)
     slot[34816:36864] = sfa.reshape(-1)
+    return slot
+
+
+def consumer_a16(slot, j, normal=True):
+    """A_DECODER=0: the a16 buffer of sub-step j as the 256 consumer threads write it."""
+    f = FACTS[j]
+    a16 = np.zeros(16384, dtype=np.uint8)
+    for ct in range(256):  # A decode: thread = (row am, piece q = warpgroup)
+        am, q = ct % 128, ct // 128
+        src = 16384 + am * 128 + ((((2 * j + q) ^ (am & 7)) << 4))
+        words = slot[src:src + 16].view(np.uint32)
+        sbytes = slot[34816 + am * 16 + 2 * q + f["sfa_off"]:][:2]  # ld.shared.b16 at 4j + 2q
+        dec = [[scaled_pair(h, int(sbytes[w // 2]), normal) for h in decode_word(int(words[w]))] for w in range(4)]
+        for i in range(4):
+            h = f["chunk_pair"][i]
+            dst = am * 128 + ((((4 * q + i) ^ (am & 7)) << 4))
+            a16[dst:dst + 16] = np.array([dec[w][h] for w in range(4)], dtype=np.uint32).view(np.uint8)
+    return a16
+
+
+def decoder_a16(slot, j, normal=True):
+    """A_DECODER=1: the a16 buffer of sub-step j as the 128 decoder threads (one row each) write it."""
+    a16 = np.zeros(16384, dtype=np.uint8)
+    for r in range(128):
+        for p in DECODER_FACTS[j]:
+            src = 16384 + r * 128 + ((p["raw"] ^ (r & 7)) << 4)          # %dr<c> + slot
+            words = slot[src:src + 16].view(np.uint32)
+            sbytes = slot[34816 + r * 16 + p["sfa_off"]:][:2]           # %sfrow + offset
+            dec = {(h, w): scaled_pair(hv, int(sbytes[p["scale_reg"][(h, w)]]), normal)
+                   for w in range(4) for h, hv in enumerate(decode_word(int(words[w])))}
+            for c, h in p["chunks"].items():
+                dst = r * 128 + ((c ^ (r & 7)) << 4)                      # %ds<c> + a16
+                a16[dst:dst + 16] = np.array([dec[(h, w)] for w in range(4)], dtype=np.uint32).view(np.uint8)
+    return a16
+
+
+def replay_stage(a, b, sfa, sfb, normal=True, a16_of=consumer_a16):
+    """Run the model of the consumer main loop over one stage; D[wg] is the 64 x 128 accumulator."""
+    slot = stage_slot(a, b, sfa, sfb)
     D = np.zeros((2, 64, 128))
     for j, f in enumerate(FACTS):
-        a16 = np.zeros(16384, dtype=np.uint8)
-        for ct in range(256):  # A decode: thread = (row am, piece q = warpgroup)
-            am, q = ct % 128, ct // 128
-            src = 16384 + am * 128 + ((((2 * j + q) ^ (am & 7)) << 4))
-            words = slot[src:src + 16].view(np.uint32)
-            sbytes = slot[34816 + am * 16 + 2 * q + f["sfa_off"]:][:2]  # ld.shared.b16 at 4j + 2q
-            dec = [[scaled_pair(h, int(sbytes[w // 2]), normal) for h in decode_word(int(words[w]))] for w in range(4)]
-            for i in range(4):
-                h = f["chunk_pair"][i]
-                dst = am * 128 + ((((4 * q + i) ^ (am & 7)) << 4))
-                a16[dst:dst + 16] = np.array([dec[w][h] for w in range(4)], dtype=np.uint32).view(np.uint8)
+        a16 = a16_of(slot, j, normal)
         for wg in range(2):
             for q, p in enumerate(f["pieces"]):
                 pp = 2 * j + q
@@ -252,11 +328,12 @@ def replay_stage(a, b, sfa, sfb, normal=True):
     return D
 
 
+@pytest.mark.parametrize("decoder", [False, True])
 @pytest.mark.parametrize("normal", [True, False])
-def test_one_stage_replay_equals_the_matrix_product(normal):
+def test_one_stage_replay_equals_the_matrix_product(normal, decoder):
     rng = np.random.default_rng()
     a, b, sfa, sfb = random_stage(rng)
-    D = replay_stage(a, b, sfa, sfb, normal)
+    D = replay_stage(a, b, sfa, sfb, normal, decoder_a16 if decoder else consumer_a16)
     ref = decoded(b, sfb) @ decoded(a, sfa).T  # C^T: rows = b rows (n), columns = a rows (m)
     if not normal:
         ref = ref * 2.0**-28
@@ -415,7 +492,136 @@ def test_bad_plan_arguments_raise_before_any_gpu_work(kwargs, exc, match):
 
 def test_kernel_file_is_ascii_with_a_header():
     KERNEL.read_bytes().decode("ascii")
-    assert PTX.splitlines()[0] == "// nvfp4rt: targets=sm_90a constants=NORMAL_OPERANDS=1"
+    assert PTX.splitlines()[0] == "// nvfp4rt: targets=sm_90a constants=NORMAL_OPERANDS=1,A_DECODER=0,A_BUFS=4"
+
+
+def test_decoder_writes_the_same_a16_bytes_as_the_consumer_decode():
+    rng = np.random.default_rng()
+    slot = stage_slot(*random_stage(rng))
+    for j in range(4):
+        for normal in (True, False):
+            assert np.array_equal(decoder_a16(slot, j, normal), consumer_a16(slot, j, normal)), (j, normal)
+    # the decoder covers every piece of the stage once, in sub-step order, with its own scale bytes
+    assert [p["raw"] for f in DECODER_FACTS for p in f] == list(range(8))
+    assert [p["sfa_off"] for f in DECODER_FACTS for p in f] == [2 * pp for pp in range(8)]
+
+
+def _render(**constants):
+    from nvfp4rt.ptxsource import render
+
+    return render(PTX, "sm_90a", W.kernel_constants(**constants))
+
+
+def _code(text):
+    return [ln.split("//")[0].strip() for ln in text.splitlines() if ln.split("//")[0].strip()]
+
+
+def test_decoder_variant_roles_barrier_counts_and_layout():
+    text = _render(a_decoder=True, a_bufs=3)
+    code = _code(text)
+    assert ".maxntid 416, 1, 1" in code and ".maxntid 384, 1, 1" not in code
+    assert "mbarrier.init.shared::cta.b64 [%bar], 12;" in code      # 8 consumer warps + 4 decoder warps
+    assert "mbarrier.init.shared::cta.b64 [%bar], 128;" in code     # afull: every decoder thread
+    assert code.count("mbarrier.init.shared::cta.b64 [%bar], 8;") == 1  # aempty: one per consumer warp
+    producer = _code(text.split("PRODUCER:")[1])
+    assert producer[0] == "setp.ne.u32 %p_lead, %thread, 384;"  # lane 0 of warp 12 issues the TMA loads
+    assert "@%p_lead bra DECODER;" in code  # warpgroup 0 (threads 0..127) decodes A
+    assert code.count("setp.eq.u32 %p_wrap, %ab, 3;") == 8  # 4 consumer sub-steps + 4 decoder sub-steps
+    # shared layout: ring | a16 x A_BUFS | C tile | full | empty | afull | aempty | flag  == shared_bytes()
+    assert "add.u32 %sm_c, %sm_a16, 3*16384;" in code and "add.u32 %sm_full, %sm_c, 34816;" in code
+    assert "add.u32 %sm_flag, %sm_aempty, 3*8;" in code
+    S = 3
+    assert W.shared_bytes(S, True, 3) == 1024 + S * 36864 + 3 * 16384 + 34816 + 16 * S + 16 * 3 + 16
+    # consumers: the a16 wait sits before each sub-step's first wgmma, the release after the second
+    # piece's wait_group (all wgmmas of the previous sub-step complete), and once more at segment end
+    for j in range(4):
+        blk = text.split(f"C_WAIT_A{j}:")[1]
+        first_wgmma = blk.index("wgmma.mma_async")
+        assert blk.index("wgmma.fence.sync.aligned;") < first_wgmma
+        after = blk.split("wgmma.commit_group.sync.aligned;")[1]
+        rel = after.index("@%p_rel mbarrier.arrive.shared::cta.b64 %mbstate, [%bar];")
+        assert after.index("wgmma.wait_group.sync.aligned 1;") < rel < after.index("wgmma.mma_async")
+    seg = text.split("segment epilogue")[1]
+    assert seg.index("wgmma.wait_group.sync.aligned 0;") < seg.index("@%p_rel mbarrier.arrive") < seg.index("STORE_TILE")
+    # the epilogue stages C in its own area (the decoder may already fill a16 for the next tile)
+    store = text.split("STORE_TILE:")[1].split("NEXT_SEG:")[0]
+    assert "%sm_a16" not in store and "%sm_c" in store
+
+
+def test_baseline_variant_renders_without_decoder_code():
+    code = _code(_render())
+    assert "DECODER:" not in code
+    assert not [ln for ln in code if "%sm_afull" in ln and not ln.startswith(".reg")]
+    assert ".maxntid 384, 1, 1" in code and "mov.u32 %sm_c, %sm_a16;" in code
+
+
+def _ring_protocol(units, nbufs, stages):
+    """Event model of the A_DECODER=1 a16 ring and raw ring (parities as in the PTX); returns the
+    order of (who, what) events or raises on deadlock.  Consumers release a16 buffer j-1 after
+    the second piece of sub-step j (and the last one at segment end = after every unit here)."""
+    afull, aempty = [0] * nbufs, [0] * nbufs      # completed phases
+    full, empty = [0] * stages, [0] * stages
+    dec = dict(u=0, j=0, ab=0, aph=0)
+    con = dict(u=0, j=0, ab=0, aph=0, pend=None, piece=0)
+    prod = dict(u=0, slot=0, ph=0)
+    empty_arr = [0] * stages
+    decoded = []
+    steps = 0
+    while con["u"] < units:
+        steps += 1
+        if steps > 100000:
+            raise AssertionError("deadlock")
+        moved = False
+        # producer: unit u goes to slot u % stages once that slot's empty barrier completed lap u // stages
+        if prod["u"] < units and empty[prod["slot"]] >= prod["u"] // stages:
+            full[prod["slot"]] += 1
+            prod["u"] += 1
+            prod["slot"] = (prod["slot"] + 1) % stages
+            prod["ph"] ^= prod["slot"] == 0
+            moved = True
+        # decoder: needs full of its unit and aempty of its buffer
+        if dec["u"] < units:
+            slot, lap = dec["u"] % stages, dec["u"] // stages
+            n_fill = (dec["u"] * 4 + dec["j"]) // nbufs  # how many times buffer ab was filled before
+            if full[slot] > lap and aempty[dec["ab"]] >= n_fill:
+                afull[dec["ab"]] += 1
+                decoded.append((dec["u"], dec["j"], dec["ab"]))
+                dec["j"] += 1
+                dec["ab"] = (dec["ab"] + 1) % nbufs
+                if dec["j"] == 4:
+                    dec["j"] = 0
+                    empty_arr[slot] += 4
+                    dec["u"] += 1
+                moved = True
+        # consumer sub-step
+        slot, lap = con["u"] % stages, con["u"] // stages
+        n_fill = (con["u"] * 4 + con["j"]) // nbufs
+        if full[slot] > lap and afull[con["ab"]] > n_fill:
+            if con["pend"] is not None:
+                aempty[con["pend"]] += 1
+            con["pend"] = con["ab"]
+            con["ab"] = (con["ab"] + 1) % nbufs
+            con["j"] += 1
+            if con["j"] == 4:
+                con["j"] = 0
+                empty_arr[slot] += 8
+                con["u"] += 1
+            moved = True
+        for s_ in range(stages):
+            while empty_arr[s_] >= 12:
+                empty_arr[s_] -= 12
+                empty[s_] += 1
+        if not moved:
+            raise AssertionError("deadlock")
+    return decoded
+
+
+@pytest.mark.parametrize("nbufs", [2, 3, 4])
+@pytest.mark.parametrize("stages", [2, 3, 4])
+def test_decoder_ring_protocol_never_deadlocks_and_keeps_order(nbufs, stages):
+    decoded = _ring_protocol(11, nbufs, stages)
+    assert [(u, j) for u, j, _ in decoded] == [(u, j) for u in range(11) for j in range(4)]
+    assert [ab for *_, ab in decoded] == [i % nbufs for i in range(44)]
 
 
 try:
@@ -426,9 +632,11 @@ except ImportError:  # pragma: no cover
 
 
 @pytest.mark.skipif(not _HAVE_PTXAS, reason="ptxas not found")
-@pytest.mark.parametrize("normal", ["1", "0"])
-def test_kernel_assembles_without_spills_or_wgmma_serialisation(normal):
-    rep = assemble(KERNEL, "sm_90a", {"NORMAL_OPERANDS": normal})
+@pytest.mark.parametrize("constants", [dict(normal_operands=True), dict(normal_operands=False),
+                                       dict(a_decoder=True, a_bufs=4), dict(a_decoder=True, a_bufs=4, normal_operands=False),
+                                       dict(a_decoder=True, a_bufs=3), dict(a_decoder=True, a_bufs=2)])
+def test_kernel_assembles_without_spills_or_wgmma_serialisation(constants):
+    rep = assemble(KERNEL, "sm_90a", W.kernel_constants(**constants))
     fn = rep.functions["nvfp4_gemm_wgmma"]
     assert not fn.spills and fn.stack_frame == 0 and fn.local_bytes == 0
     assert "serializ" not in rep.log.lower()

@@ -2,10 +2,18 @@
 
     PYTHONPATH=. python3 tools/gemm_wgmma_check.py                # correctness + timings
     PYTHONPATH=. python3 tools/gemm_wgmma_check.py --small        # few small shapes, one launch each
+    PYTHONPATH=. python3 tools/gemm_wgmma_check.py --sweep        # every kernel variant on the 3 bench shapes
     compute-sanitizer --tool memcheck python3 tools/gemm_wgmma_check.py --small
     options: --stages S, --units-per-cta U (forces the stream-K split), --subnormal-operands
              (NORMAL_OPERANDS=0 kernel), --multicast (refused until implemented), --no-time,
              --iters N, --info (prints geometry and ptxas resources)
+
+--sweep: the benchmark shapes' data (both distributions, fresh) and references are made once;
+then each variant of SWEEP runs in its own child process under a timeout (a hung TMA/mbarrier
+pipeline kills only that child and prints TIMEOUT): per shape, PASS/FAIL on both distributions
+(NaN-poisoned c) and the median time (time_op, L2 cleared), one line per (variant, shape).
+--sweep-only NAME[,NAME...] restricts it; --variant NAME runs one variant's plan options in the
+normal (non-sweep) mode.
 
 For every shape and both data distributions: fresh data (nvfp4rt.data.gemm_data, seed=None),
 c poisoned with NaN, one launch, compare with nvfp4rt.reference.gemm_ref (the competition's
@@ -32,6 +40,101 @@ AWKWARD = [(1, 1, 64, 1), (127, 129, 320, 1), (129, 1000, 1088, 2), (200, 7, 960
            (256, 4096, 512, 1), (128, 8, 8192, 1), (300, 1111, 2048, 1), (33, 2049, 1536, 2), (128, 128, 256, 1),
            (130, 7168, 2048, 1)]
 SMALL = [(1, 1, 64, 1), (127, 129, 320, 1), (64, 300, 256, 2), (128, 256, 1024, 1)]
+
+
+#: kernel variants (GemmWgmmaPlan options) compared by --sweep; see ptx/gemm_nvfp4_wgmma.ptx's header
+SWEEP = {
+    "base": dict(),                                               # consumers decode A, 4 raw stages
+    "base_sub": dict(normal_operands=False),                      # + NORMAL_OPERANDS=0 (one HMUL2 less per pair)
+    "dec4": dict(a_decoder=True, a_bufs=4, stages=3),             # A decoder warpgroup, 4 a16 buffers, 3 stages
+    "dec4_sub": dict(a_decoder=True, a_bufs=4, stages=3, normal_operands=False),
+    "dec3": dict(a_decoder=True, a_bufs=3, stages=3),
+    "dec2_s4": dict(a_decoder=True, a_bufs=2, stages=4),
+    "dec4_s2": dict(a_decoder=True, a_bufs=4, stages=2),
+}
+SWEEP_TIMEOUT_S = 60
+
+
+class _Loaded:
+    """GemmData-like view of arrays saved by the sweep parent (physical layouts)."""
+
+    def __init__(self, z):
+        self.m, self.n, self.k, self.l = (int(v) for v in z["shape"])
+        self._z = z
+
+    def physical(self, name):
+        return self._z[name]
+
+
+def _sweep_data(tmp):
+    """Fresh data + references for the bench shapes, both distributions, saved as .npz in tmp."""
+    paths = {}
+    for shape in BENCH:
+        for dist in ("competition", "wide"):
+            m, n, k, l = shape
+            d = data.gemm_data(m, n, k, l, seed=None, distribution=dist)
+            ref = reference.gemm_ref(d.a, d.b, d.sfa, d.sfb)
+            p = Path(tmp) / f"{m}_{n}_{k}_{l}_{dist}.npz"
+            np.savez(p, shape=np.array(shape), ref=ref,
+                     **{nm: np.ascontiguousarray(d.physical(nm)).view(np.uint8) for nm in ("a", "b", "sfa", "sfb")})
+            paths[(shape, dist)] = p
+    return paths
+
+
+def _sweep_child(name, tmp, iters):
+    """One variant on the bench shapes (runs in a child process); returns the number of failures."""
+    from nvfp4rt.bench import time_op
+
+    kw = SWEEP[name]
+    bad = 0
+    for shape in BENCH:
+        m, n, k, l = shape
+        oks, plan, arr, note = [], None, None, ""
+        for dist in ("competition", "wide"):
+            z = np.load(Path(tmp) / f"{m}_{n}_{k}_{l}_{dist}.npz")
+            d = _Loaded(z)
+            arr = device_arrays(d)
+            plan = W.GemmWgmmaPlan(m, n, k, l, **kw)
+            plan(arr["a"], arr["b"], arr["sfa"], arr["sfb"], arr["c"])
+            out = arr["c"].numpy()
+            res = reference.check(out.transpose(1, 2, 0), z["ref"])
+            oks.append(res.ok)
+            if not res.ok:
+                note += f" [{dist}: {res.report()}]"
+        us = time_op(lambda: plan(arr["a"], arr["b"], arr["sfa"], arr["sfb"], arr["c"]), iters=iters).median_us
+        ok = all(oks)
+        bad += not ok
+        bar = CUBLAS_H100_US[shape] / 2
+        print(f"SWEEP {name:9s} {m},{n},{k}: {'PASS' if ok else 'FAIL'} {us:7.1f} us  (bar {bar:.1f}, "
+              f"{plan.flops / us / 1e6:.0f} TFLOP/s)  {plan!r}{note}", flush=True)
+    return bad
+
+
+def sweep(names, iters):
+    import subprocess
+    import tempfile
+
+    bad = 0
+    with tempfile.TemporaryDirectory(prefix="wgmma_sweep_") as tmp:
+        _sweep_data(tmp)
+        for name in names:
+            cmd = [sys.executable, str(Path(__file__).resolve()), "--sweep-child", name, "--data", tmp,
+                   "--iters", str(iters)]
+            try:
+                r = subprocess.run(cmd, timeout=SWEEP_TIMEOUT_S, capture_output=True, text=True)
+                sys.stdout.write("".join(ln + "\n" for ln in r.stdout.splitlines() if ln.startswith("SWEEP")))
+                if r.returncode != 0:
+                    bad += 1
+                    tail = (r.stderr or r.stdout).strip().splitlines()[-3:]
+                    print(f"SWEEP {name:9s} FAIL (exit {r.returncode}): {' | '.join(tail)}", flush=True)
+            except subprocess.TimeoutExpired as exc:
+                bad += 1
+                done = (exc.stdout or b"").decode() if isinstance(exc.stdout, bytes) else (exc.stdout or "")
+                sys.stdout.write("".join(ln + "\n" for ln in done.splitlines() if ln.startswith("SWEEP")))
+                print(f"SWEEP {name:9s} TIMEOUT after {SWEEP_TIMEOUT_S} s (hang?)", flush=True)
+            sys.stdout.flush()
+    print("SWEEP ALL PASS" if not bad else f"SWEEP {bad} variant(s) FAILED")
+    return 1 if bad else 0
 
 
 def device_arrays(d):
@@ -77,17 +180,36 @@ def main(argv=None):
     ap.add_argument("--iters", type=int, default=100)
     ap.add_argument("--info", action="store_true")
     ap.add_argument("-v", "--verbose", action="store_true")
+    ap.add_argument("--sweep", action="store_true", help="every variant of SWEEP on the bench shapes")
+    ap.add_argument("--sweep-only", help="comma-separated subset of the SWEEP variants")
+    ap.add_argument("--variant", choices=sorted(SWEEP), help="plan options of one SWEEP variant")
+    ap.add_argument("--sweep-child", help=argparse.SUPPRESS)
+    ap.add_argument("--data", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.sweep_child:
+        nvfp4rt.device()
+        return 1 if _sweep_child(args.sweep_child, args.data, min(args.iters, 50)) else 0
+    if args.sweep or args.sweep_only:
+        names = list(SWEEP) if not args.sweep_only else args.sweep_only.split(",")
+        unknown = [nm for nm in names if nm not in SWEEP]
+        if unknown:
+            ap.error(f"unknown variant(s) {unknown}; known: {list(SWEEP)}")
+        dev = nvfp4rt.device()
+        print(f"device: {dev.properties.name}, {dev.properties.sm_count} SMs", flush=True)
+        return sweep(names, min(args.iters, 50))
 
     dev = nvfp4rt.device()
     print(f"device: {dev.properties.name}, {dev.properties.sm_count} SMs", flush=True)
     kw = dict(stages=args.stages, units_per_cta=args.units_per_cta, multicast=args.multicast,
               normal_operands=not args.subnormal_operands)
+    if args.variant:
+        kw.update(SWEEP[args.variant])
     if args.info:
         from nvfp4rt.assemble import assemble
 
         rep = assemble(Path(W.__file__).resolve().parent.parent.parent / "ptx" / "gemm_nvfp4_wgmma.ptx", "sm_90a",
-                       {"NORMAL_OPERANDS": 0 if args.subnormal_operands else 1})
+                       W.kernel_constants(kw.get("normal_operands", True), kw.get("a_decoder", False),
+                                          kw.get("a_bufs", 4)))
         print(rep.log.strip())
     bad = 0
     shapes = SMALL if args.small else BENCH + AWKWARD

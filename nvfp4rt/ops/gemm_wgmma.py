@@ -56,6 +56,11 @@ __all__ = [
 _KERNEL_FILE = "gemm_nvfp4_wgmma.ptx"
 _ENTRY = "nvfp4_gemm_wgmma"
 _THREADS = 384  # producer warpgroup + 2 consumer warpgroups
+#: A_DECODER=1: decoder warpgroup (A -> fp16 a16 ring) + 2 consumer warpgroups + a TMA producer warp
+_THREADS_DECODER = 416
+#: a16 ring depths the A_DECODER=1 kernel is built for (template constant A_BUFS)
+A_BUFS_CHOICES = (2, 3, 4)
+_C_STAGE_BYTES = 128 * 272  # the fp16 C staging tile (A_DECODER=1 gives it its own space)
 #: Rows of A (m) and of B (n) per CTA tile.
 TILE = 128
 #: K values per unit (one ring stage): 128 bytes of each a/b row, 16 scale bytes.
@@ -71,8 +76,11 @@ MIN_STAGES, MAX_STAGES = 2, 4
 _DEFAULT_STAGES = 4
 
 
-def shared_bytes(num_stages: int) -> int:
+def shared_bytes(num_stages: int, a_decoder: bool = False, a_bufs: int = 4) -> int:
     """Dynamic shared memory of one CTA (see the PTX header's launch contract)."""
+    if a_decoder:
+        return (_ALIGN_SLACK + num_stages * _STAGE_BYTES + a_bufs * TILE * 128 + _C_STAGE_BYTES
+                + 16 * num_stages + 16 * a_bufs + 16)
     return _ALIGN_SLACK + num_stages * _STAGE_BYTES + _A16_BYTES + 16 * num_stages + 16
 
 
@@ -205,13 +213,19 @@ def supports(m, n, k, l, layout=None) -> bool:
         return False
 
 
+def kernel_constants(normal_operands: bool = True, a_decoder: bool = False, a_bufs: int = 4) -> dict:
+    """The template constants of one kernel variant (see the PTX header)."""
+    return {"NORMAL_OPERANDS": 1 if normal_operands else 0, "A_DECODER": 1 if a_decoder else 0,
+            "A_BUFS": int(a_bufs)}
+
+
 @lru_cache(maxsize=None)
-def _kernel(ordinal: int, normal_operands: bool):
+def _kernel(ordinal: int, normal_operands: bool, a_decoder: bool = False, a_bufs: int = 4):
     from ..module import load
 
     dev = driver.Device(ordinal)
     return load(ptx_dir() / _KERNEL_FILE, device=dev, target="sm_90a",
-                constants={"NORMAL_OPERANDS": 1 if normal_operands else 0}).kernel(_ENTRY)
+                constants=kernel_constants(normal_operands, a_decoder, a_bufs)).kernel(_ENTRY)
 
 
 def _check_alpha(alpha) -> float:
@@ -249,11 +263,22 @@ class GemmWgmmaPlan:
     multicast of A across a cluster) is not implemented yet and raises.
     ``normal_operands=False`` selects the kernel variant that skips one fp16
     multiply per pair and relies on fp16 subnormal tensor-core inputs.
+    ``a_decoder=True`` selects the A_DECODER=1 kernel (416 threads): the otherwise
+    idle producer warpgroup decodes A into a ring of ``a_bufs`` (2..4) fp16
+    buffers guarded by mbarriers, the consumers only decode B and issue wgmma,
+    and a 13th warp issues the TMA loads.  ``stages`` then defaults to 3.
     """
 
     def __init__(self, m: int, n: int, k: int, l: int = 1, layout=None, *, device=None, alpha: float = 1.0,
                  stages: int | None = None, units_per_cta: int | None = None, multicast: bool = False,
-                 normal_operands: bool = True):
+                 normal_operands: bool = True, a_decoder: bool = False, a_bufs: int = 4):
+        if not isinstance(a_decoder, bool):
+            raise TypeError(f"a_decoder must be a bool, got {type(a_decoder).__name__}")
+        if isinstance(a_bufs, bool) or not isinstance(a_bufs, (int, np.integer)) or a_bufs not in A_BUFS_CHOICES:
+            raise ValueError(f"a_bufs must be one of {A_BUFS_CHOICES}, got {a_bufs!r}")
+        self.a_decoder, self.a_bufs = a_decoder, int(a_bufs)
+        if a_decoder and stages is None:
+            stages = 3  # 4 raw stages + 4 a16 buffers + the C tile would pass the 227 KB opt-in limit
         if not isinstance(multicast, bool):
             raise TypeError(f"multicast must be a bool, got {type(multicast).__name__}")
         if multicast:
@@ -280,11 +305,14 @@ class GemmWgmmaPlan:
         self.geometry = wgmma_geometry(m, n, k, l, props.sm_count, stages=stages, units_per_cta=units_per_cta)
         g = self.geometry
         self.m, self.n, self.k, self.l = g.m, g.n, g.k, g.l
-        if g.shared_mem > props.max_shared_per_block_optin:
-            raise ValueError(f"stages={g.num_stages} needs {g.shared_mem} bytes of shared memory; the device allows "
+        self.shared_mem = shared_bytes(g.num_stages, a_decoder, self.a_bufs)
+        if self.shared_mem > props.max_shared_per_block_optin:
+            raise ValueError(f"stages={g.num_stages} (a_decoder={a_decoder}, a_bufs={self.a_bufs}) needs "
+                             f"{self.shared_mem} bytes of shared memory; the device allows "
                              f"{props.max_shared_per_block_optin}")
-        self.kernel = _kernel(self.device.ordinal, normal_operands)
-        self.kernel.set_max_dynamic_shared(g.shared_mem)
+        self.threads = _THREADS_DECODER if a_decoder else _THREADS
+        self.kernel = _kernel(self.device.ordinal, normal_operands, a_decoder, self.a_bufs)
+        self.kernel.set_max_dynamic_shared(self.shared_mem)
 
         from ..memory import DeviceAllocation
 
@@ -396,7 +424,7 @@ class GemmWgmmaPlan:
             self._launch = self.kernel.prepare(
                 maps["a"], maps["b"], maps["sfa"], maps["sfb"], _Ptr(ptrs["c"]), _Ptr(self._ws.ptr),
                 _Ptr(self._counters.ptr), self.layout.c_row, self.layout.c_batch, g.m, g.n, g.k_stages, g.m_tiles, g.n_tiles, g.units, g.units_per_cta,
-                g.num_stages, alpha, grid=g.grid, block=_THREADS, shared_mem=g.shared_mem, stream=stream)
+                g.num_stages, alpha, grid=g.grid, block=self.threads, shared_mem=self.shared_mem, stream=stream)
         else:  # the prepared launch holds copies of the descriptor bytes: refresh the ones that moved
             for name, tm in maps.items():
                 if self._launched_maps.get(name) != (id(tm), tm.base):
@@ -412,4 +440,6 @@ class GemmWgmmaPlan:
     def __repr__(self) -> str:
         g = self.geometry
         return (f"<GemmWgmmaPlan m={g.m} n={g.n} k={g.k} l={g.l} grid={g.grid} units/cta={g.units_per_cta} "
-                f"stages={g.num_stages} split_tiles={g.split_tiles}>")
+                f"stages={g.num_stages} split_tiles={g.split_tiles}"
+                + (f" a_decoder a_bufs={self.a_bufs}" if self.a_decoder else "")
+                + ("" if self.normal_operands else " subnormal_operands") + ">")
