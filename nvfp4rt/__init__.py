@@ -20,5 +20,6 @@ from .nvfp4 import NVFP4Tensor, dequantize, pack_fp4, quantize, unpack_fp4
 from .ops.gemv import GemvPlan, gemv, gemv_raw, plan_gemv
 from .ops.gemm import GemmLayout, gemm, gemm_raw, plan_gemm
 from .ops.dual_gemm import DualGemmLayout, dual_gemm_silu, dual_gemm_silu_raw, plan_dual_gemm_silu
+from .ops.grouped_gemm import grouped_gemm, grouped_gemm_raw, plan_grouped_gemm
 
 __version__ = "0.1.0"

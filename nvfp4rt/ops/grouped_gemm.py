@@ -1,0 +1,508 @@
+"""Grouped NVFP4 GEMM: G independent ``c_g = alpha_g * A_g @ B_g^T`` (fp16) in ONE launch.
+
+Entry points
+------------
+* :func:`grouped_gemm` on :class:`nvfp4rt.nvfp4.NVFP4Tensor` problems: ``problems`` is a list of
+  ``(a, b)`` or ``(a, b, c)``: a ``[m_g, k_g]``, b ``[n_g, k_g]`` (linear scales, host or device),
+  c an fp16 ``[m_g, n_g]`` device array (allocated when missing).  Returns the list of c.  Tensor
+  scales become the group's alpha.
+* :func:`grouped_gemm_raw` on the competition's tensors: a list of ``(a, b, sfa, sfb, c)`` with
+  a ``[m, k/2, 1]``, b ``[n, k/2, 1]`` (packed e2m1), sfa ``[m, k/16, 1]``, sfb ``[n, k/16, 1]``
+  (e4m3), c ``[m, n, 1]`` fp16 written in place (l = 1 per group; K and c's n contiguous).
+* :func:`plan_grouped_gemm` returns a cached :class:`GroupedGemmPlan` for a list of shapes.
+
+Kernel: ``ptx/grouped_gemm_nvfp4_wgmma.ptx`` (sm_90a).  A persistent stream-K schedule over the
+flat list of all groups' (tile, k256) units; a device-resident problem table (:func:`build_table`)
+and one device buffer of 4 tensor maps per group.  The plan builds each group's maps once and
+re-points them (``cuTensorMapReplaceAddress``) only when a buffer moves; the table and maps are
+copied to the device only when some pointer or alpha changed since the last call (a cache keyed
+by the pointers).
+
+Other GPUs (compute capability != 9.0): :func:`grouped_gemm` and :func:`grouped_gemm_raw` run
+``nvfp4rt.gemm_raw`` once per group (G launches of the portable mma kernel) - documented, not
+one launch.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from .. import driver
+from ..ptxsource import ptx_dir
+
+__all__ = ["grouped_gemm", "grouped_gemm_raw", "plan_grouped_gemm", "GroupedGemmPlan", "GroupedGeometry",
+           "grouped_geometry", "build_table", "tile_contributors", "workspace_slot", "find_group", "TILE",
+           "STAGE_K", "K_MULTIPLE", "TABLE_ENTRY_BYTES", "TMAPS_PER_GROUP_BYTES"]
+
+_KERNEL_FILE = "grouped_gemm_nvfp4_wgmma.ptx"
+_ENTRY = "nvfp4_grouped_gemm_wgmma"
+_THREADS = 384
+TILE = 128
+STAGE_K = 256
+K_MULTIPLE = 64
+TABLE_ENTRY_BYTES = 64
+TMAPS_PER_GROUP_BYTES = 512
+_STAGE_BYTES = 36864
+_A16_BYTES = 49152
+_PARTIAL_BYTES = TILE * TILE * 4
+MIN_STAGES, MAX_STAGES = 2, 4
+_DEFAULT_STAGES = 4
+#: the kernel's table-driven search is linear in the groups; more than this is refused
+MAX_GROUPS = 4096
+
+
+def shared_bytes(num_stages: int) -> int:
+    return 1024 + num_stages * _STAGE_BYTES + _A16_BYTES + 16 * num_stages + 16
+
+
+def _pos_int(name, v) -> int:
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v < 1:
+        raise ValueError(f"{name} must be a positive int, got {v!r}")
+    return int(v)
+
+
+@dataclass(frozen=True)
+class GroupShape:
+    m: int
+    n: int
+    k: int
+    m_tiles: int
+    n_tiles: int
+    k_stages: int
+    unit_start: int
+    tile_start: int
+
+    @property
+    def tiles(self) -> int:
+        return self.m_tiles * self.n_tiles
+
+    @property
+    def units(self) -> int:
+        return self.tiles * self.k_stages
+
+
+@dataclass(frozen=True)
+class GroupedGeometry:
+    """The launch-wide split: groups one after the other, units tile-major (k fastest) within a group."""
+
+    groups: tuple
+    units: int
+    tiles: int
+    units_per_cta: int
+    grid: int
+    num_stages: int
+
+    @property
+    def shared_mem(self) -> int:
+        return shared_bytes(self.num_stages)
+
+    @property
+    def workspace_bytes(self) -> int:
+        return 2 * self.grid * _PARTIAL_BYTES
+
+    def tile_units(self, tile: int) -> tuple:
+        """(group index, tile of the group, first unit U0, k_stages) of a launch-wide tile."""
+        for gi, g in enumerate(self.groups):
+            if g.tile_start <= tile < g.tile_start + g.tiles:
+                lt = tile - g.tile_start
+                return gi, lt, g.unit_start + lt * g.k_stages, g.k_stages
+        raise ValueError(f"tile {tile} out of range 0..{self.tiles - 1}")
+
+    @property
+    def split_tiles(self) -> int:
+        return sum(1 for t in range(self.tiles) if len(tile_contributors(self, t)) > 1)
+
+
+def grouped_geometry(shapes, sm_count: int, *, stages: int | None = None,
+                     units_per_cta: int | None = None) -> GroupedGeometry:
+    """Pure: ``shapes`` is a list of (m, n, k); upc = ceil(units / sm_count) unless given."""
+    shapes = list(shapes)
+    if not shapes:
+        raise ValueError("need at least one group")
+    if len(shapes) > MAX_GROUPS:
+        raise ValueError(f"at most {MAX_GROUPS} groups per launch, got {len(shapes)}")
+    sm_count = _pos_int("sm_count", sm_count)
+    groups, unit, tile = [], 0, 0
+    for i, s in enumerate(shapes):
+        if not isinstance(s, (tuple, list)) or len(s) != 3:
+            raise ValueError(f"group {i}: expected (m, n, k), got {s!r}")
+        m, n, k = (_pos_int(f"group {i}: {nm}", v) for nm, v in zip("mnk", s))
+        if k % K_MULTIPLE:
+            raise ValueError(f"group {i}: k must be a multiple of {K_MULTIPLE}, got {k}")
+        g = GroupShape(m, n, k, -(-m // TILE), -(-n // TILE), -(-k // STAGE_K), unit, tile)
+        groups.append(g)
+        unit += g.units
+        tile += g.tiles
+    if unit >= 2**31:
+        raise ValueError(f"problem too large: {unit} units do not fit the kernel's 32-bit indices")
+    upc = -(-unit // sm_count) if units_per_cta is None else _pos_int("units_per_cta", units_per_cta)
+    s = _DEFAULT_STAGES if stages is None else _pos_int("stages", stages)
+    if not MIN_STAGES <= s <= MAX_STAGES:
+        raise ValueError(f"stages must be in {MIN_STAGES}..{MAX_STAGES}, got {s}")
+    return GroupedGeometry(tuple(groups), unit, tile, upc, -(-unit // upc), s)
+
+
+def tile_contributors(geo: GroupedGeometry, tile: int) -> range:
+    """CTAs whose unit runs touch a launch-wide ``tile``, in the order the reduction adds them."""
+    _, _, u0, kb = geo.tile_units(tile)
+    return range(u0 // geo.units_per_cta, (u0 + kb - 1) // geo.units_per_cta + 1)
+
+
+def workspace_slot(geo: GroupedGeometry, cta: int, tile: int) -> int:
+    """The kernel's rule: 2*cta if cta's run starts inside the tile (its first tile), else 2*cta + 1."""
+    _, _, u0, _ = geo.tile_units(tile)
+    return 2 * cta + (0 if cta * geo.units_per_cta >= u0 else 1)
+
+
+def build_table(geo: GroupedGeometry, c_ptrs, c_rows, alphas) -> np.ndarray:
+    """The device problem table, (G + 1) entries of 64 bytes (layout in the PTX header)."""
+    G = len(geo.groups)
+    t = np.zeros((G + 1, TABLE_ENTRY_BYTES // 4), dtype=np.uint32)
+    for i, g in enumerate(geo.groups):
+        t[i, :6] = (g.unit_start, g.tile_start, g.k_stages, g.m, g.n, g.n_tiles)
+        t[i, 6] = np.array(alphas[i], dtype=np.float32).view(np.uint32)
+        t[i, 8:12] = np.array([c_ptrs[i], c_rows[i]], dtype=np.uint64).view(np.uint32)
+    t[G, 0] = geo.units
+    return t
+
+
+def find_group(table: np.ndarray, u: int, grp: int) -> int:
+    """The kernel's search: advance ``grp`` while ``u >= table[grp + 1].unit_start``."""
+    while u >= int(table[grp + 1, 0]):
+        grp += 1
+    return grp
+
+
+# ----------------------------------------------------------------------------- plan
+
+@lru_cache(maxsize=None)
+def _kernel(ordinal: int, normal_operands: bool):
+    from ..module import load
+
+    return load(ptx_dir() / _KERNEL_FILE, device=driver.Device(ordinal), target="sm_90a",
+                constants={"NORMAL_OPERANDS": 1 if normal_operands else 0}).kernel(_ENTRY)
+
+
+class _Ptr:
+    __slots__ = ("ptr",)
+
+    def __init__(self, ptr: int):
+        self.ptr = ptr
+
+
+def _check_group_layout(i, m, n, k, lay):
+    from .gemm import GemmLayout
+
+    if not isinstance(lay, GemmLayout):
+        raise TypeError(f"layouts[{i}] must be a GemmLayout, got {type(lay).__name__}")
+    for name in ("a_row", "b_row"):
+        v = getattr(lay, name)
+        if v < k // 2 or v % 16:
+            raise ValueError(f"group {i}: {name} = {v} must be a multiple of 16 bytes and at least k/2 = {k // 2}")
+    for name in ("sfa_row", "sfb_row"):
+        if getattr(lay, name) < k // 16:
+            raise ValueError(f"group {i}: {name} must be at least k/16 = {k // 16} bytes")
+    if lay.c_row < n:
+        raise ValueError(f"group {i}: c_row must be at least n = {n} elements")
+
+
+class GroupedGemmPlan:
+    """A grouped GEMM of fixed shapes and layouts on one Hopper device.
+
+    ``GroupedGemmPlan(shapes, layouts=None, *, device=None, stages=None, units_per_cta=None)``;
+    ``plan(groups, alphas=None, stream=None)`` with ``groups`` a list of ``(a, b, sfa, sfb, c)``
+    (objects with an int ``.ptr``; layouts as given, default contiguous) and ``alphas`` one float
+    per group (default 1).  The workspace, counters, table and map buffer belong to the plan:
+    calls of one plan must not overlap on different streams.
+    """
+
+    def __init__(self, shapes, layouts=None, *, device=None, stages: int | None = None,
+                 units_per_cta: int | None = None, normal_operands: bool = True):
+        from .gemm import GemmLayout
+
+        if not isinstance(normal_operands, bool):
+            raise TypeError(f"normal_operands must be a bool, got {type(normal_operands).__name__}")
+        self.normal_operands = normal_operands
+        shapes = [tuple(int(v) for v in s) if isinstance(s, (tuple, list)) else s for s in shapes]
+        grouped_geometry(shapes, 1, stages=stages, units_per_cta=units_per_cta)  # validate first
+        self.shapes = shapes
+        if layouts is None:
+            layouts = [GemmLayout.contiguous(m, n, k, 1) for m, n, k in shapes]
+        layouts = list(layouts)
+        if len(layouts) != len(shapes):
+            raise ValueError(f"layouts has {len(layouts)} entries for {len(shapes)} groups")
+        for i, ((m, n, k), lay) in enumerate(zip(shapes, layouts)):
+            _check_group_layout(i, m, n, k, lay)
+        self.layouts = layouts
+        dev = device if device is not None else driver.device()
+        if isinstance(dev, int) and not isinstance(dev, bool):
+            dev = driver.device(dev)
+        self.device = dev
+        if tuple(dev.compute_capability) != (9, 0):
+            major, minor = dev.compute_capability
+            raise NotImplementedError(f"the one-launch grouped GEMM kernel is sm_90a (Hopper) only; "
+                                      f"{dev.properties.name} is {major}.{minor} (grouped_gemm falls back to one "
+                                      "gemm per group there)")
+        dev.activate()
+        props = dev.properties
+        self.geometry = g = grouped_geometry(shapes, props.sm_count, stages=stages, units_per_cta=units_per_cta)
+        if g.shared_mem > props.max_shared_per_block_optin:
+            raise ValueError(f"stages={g.num_stages} needs {g.shared_mem} bytes of shared memory")
+        self.kernel = _kernel(dev.ordinal, normal_operands)
+        self.kernel.set_max_dynamic_shared(g.shared_mem)
+        from ..memory import DeviceAllocation
+
+        G = len(shapes)
+        self._ws = DeviceAllocation(g.workspace_bytes, dev)
+        self._counters = DeviceAllocation(4 * g.tiles, dev)
+        driver.call("cuMemsetD32", self._counters.ptr, 0, g.tiles)
+        self._table = DeviceAllocation((G + 1) * TABLE_ENTRY_BYTES, dev)
+        self._tmap_buf = DeviceAllocation(G * TMAPS_PER_GROUP_BYTES, dev)
+        if self._tmap_buf.ptr % 64 or self._table.ptr % 16:
+            raise RuntimeError("device allocation not aligned for tensor maps")  # cuMemAlloc gives 256
+        self._maps: list = [dict() for _ in range(G)]
+        self._pads: dict = {}
+        self._host_maps = np.zeros(G * TMAPS_PER_GROUP_BYTES, dtype=np.uint8)
+        self._host_table = None
+        self._uploaded_key = None
+        self._launch = None
+        self.uploads = 0  # how many times the table + maps went to the device (tests, docs)
+
+    @property
+    def flops(self) -> int:
+        return sum(2 * m * n * k for m, n, k in self.shapes)
+
+    def map_spec(self, i: int, which: str, padded: bool = False):
+        m, n, k = self.shapes[i]
+        lay = self.layouts[i]
+        rows = m if which in ("a", "sfa") else n
+        if which in ("a", "b"):
+            return (1, rows, k // 2), (rows * getattr(lay, which + "_row"), getattr(lay, which + "_row")), \
+                (1, TILE, STAGE_K // 2), "128B"
+        pitch = -(-k // STAGE_K) * 16 if padded else getattr(lay, which + "_row")
+        inner = pitch if padded else k // 16
+        return (1, rows, inner), (rows * pitch, pitch), (1, TILE, STAGE_K // 16), "none"
+
+    def _map(self, i: int, which: str, ptr: int, padded: bool):
+        from ..tma import TensorMap
+
+        key = (which, padded)
+        tm = self._maps[i].get(key)
+        if tm is None:
+            shape, strides, box, swizzle = self.map_spec(i, which, padded)
+            tm = self._maps[i][key] = TensorMap(ptr, "uint8", shape, box, strides=strides, swizzle=swizzle)
+        elif tm.base != ptr:
+            tm.repoint(ptr)
+        return tm
+
+    def _padded_scales(self, i: int, which: str, src: int, stream_handle) -> int:
+        from ..memory import DeviceAllocation
+
+        m, n, k = self.shapes[i]
+        rows = m if which == "sfa" else n
+        pitch = -(-k // STAGE_K) * 16
+        buf = self._pads.get((i, which))
+        if buf is None:
+            buf = self._pads[(i, which)] = DeviceAllocation(rows * pitch, self.device)
+            driver.call("cuMemsetD8", buf.ptr, 0, rows * pitch)
+        cp = driver.raw.CUDA_MEMCPY2D()
+        cp.srcMemoryType = driver.raw.CUmemorytype.CU_MEMORYTYPE_DEVICE
+        cp.srcDevice = src
+        cp.srcPitch = getattr(self.layouts[i], which + "_row")
+        cp.dstMemoryType = driver.raw.CUmemorytype.CU_MEMORYTYPE_DEVICE
+        cp.dstDevice = buf.ptr
+        cp.dstPitch = pitch
+        cp.WidthInBytes = k // 16
+        cp.Height = rows
+        driver.call("cuMemcpy2DAsync", cp, stream_handle)
+        return buf.ptr
+
+    def run(self, groups, alphas=None, stream=None):
+        """Launch every group at once; returns the list of c."""
+        from ..launch import _stream_handle
+
+        groups = list(groups)
+        G = len(self.shapes)
+        if len(groups) != G:
+            raise ValueError(f"groups has {len(groups)} entries; the plan was made for {G}")
+        if alphas is None:
+            alphas = [1.0] * G
+        alphas = [float(x) for x in alphas]
+        if len(alphas) != G or not all(math.isfinite(x) for x in alphas):
+            raise ValueError(f"alphas must be {G} finite floats")
+        ptrs = []
+        for i, grp in enumerate(groups):
+            if not isinstance(grp, (tuple, list)) or len(grp) != 5:
+                raise ValueError(f"groups[{i}] must be (a, b, sfa, sfb, c)")
+            p = []
+            for name, arr in zip(("a", "b", "sfa", "sfb", "c"), grp):
+                ptr = getattr(arr, "ptr", None)
+                if isinstance(ptr, bool) or not isinstance(ptr, (int, np.integer)) or ptr == 0:
+                    raise TypeError(f"groups[{i}].{name} must be a device array (non-null int .ptr)")
+                p.append(int(ptr))
+            for name, ptr, al in zip(("a", "b", "c"), (p[0], p[1], p[4]), (16, 16, 2)):
+                if ptr % al:
+                    raise ValueError(f"groups[{i}].{name} must be {al}-byte aligned (address 0x{ptr:x})")
+            ptrs.append(tuple(p))
+        handle = _stream_handle(stream, self.device)
+        scale = 1.0 if self.normal_operands else 2.0**28
+        key = (tuple(ptrs), tuple(alphas))
+        padded_any = False
+        for i, p in enumerate(ptrs):  # scale rows that TMA cannot read in place are copied every call
+            for j, which in ((2, "sfa"), (3, "sfb")):
+                if getattr(self.layouts[i], which + "_row") % 16 or p[j] % 16:
+                    padded_any = True
+        if key != self._uploaded_key or padded_any:
+            for i, p in enumerate(ptrs):
+                maps = [self._map(i, "a", p[0], False), self._map(i, "b", p[1], False)]
+                for j, which in ((2, "sfa"), (3, "sfb")):
+                    padded = getattr(self.layouts[i], which + "_row") % 16 != 0 or p[j] % 16 != 0
+                    src = self._padded_scales(i, which, p[j], handle) if padded else p[j]
+                    maps.append(self._map(i, which, src, padded))
+                off = i * TMAPS_PER_GROUP_BYTES
+                self._host_maps[off:off + TMAPS_PER_GROUP_BYTES] = np.frombuffer(
+                    b"".join(tm.bytes for tm in maps), dtype=np.uint8)
+            if key != self._uploaded_key:
+                table = build_table(self.geometry, [p[4] for p in ptrs], [lay.c_row for lay in self.layouts],
+                                    [a * scale for a in alphas])
+                self._host_table = table  # kept alive until the next upload (pageable: staged at once)
+                driver.call("cuMemcpyHtoDAsync", self._table.ptr, table.ctypes.data, table.nbytes, handle)
+                host_maps = self._host_maps.copy()
+                self._host_maps_inflight = host_maps
+                driver.call("cuMemcpyHtoDAsync", self._tmap_buf.ptr, host_maps.ctypes.data, host_maps.nbytes,
+                            handle)
+                self._uploaded_key = key
+                self.uploads += 1
+        g = self.geometry
+        if self._launch is None:
+            self._launch = self.kernel.prepare(_Ptr(self._tmap_buf.ptr), _Ptr(self._table.ptr), _Ptr(self._ws.ptr),
+                                               _Ptr(self._counters.ptr), g.units, g.units_per_cta, g.num_stages,
+                                               grid=g.grid, block=_THREADS, shared_mem=g.shared_mem, stream=stream)
+        else:
+            self._launch.set_stream(stream)
+        self._launch.launch()
+        return [grp[4] for grp in groups]
+
+    __call__ = run
+
+    def __repr__(self) -> str:
+        g = self.geometry
+        return (f"<GroupedGemmPlan groups={len(self.shapes)} units={g.units} grid={g.grid} "
+                f"units/cta={g.units_per_cta} split_tiles={g.split_tiles}>")
+
+
+# ----------------------------------------------------------------------------- public API
+
+@lru_cache(maxsize=32)
+def _cached_plan(shapes, layouts, ordinal):
+    return GroupedGemmPlan(list(shapes), list(layouts), device=driver.Device(ordinal))
+
+
+def plan_grouped_gemm(shapes, *, layouts=None, device=None) -> GroupedGemmPlan:
+    """A cached :class:`GroupedGemmPlan` for ``shapes`` (list of (m, n, k)); layouts default contiguous."""
+    from .gemm import GemmLayout
+
+    shapes = tuple(tuple(int(v) for v in s) if isinstance(s, (tuple, list)) else s for s in shapes)
+    grouped_geometry(shapes, 1)
+    if layouts is None:
+        layouts = tuple(GemmLayout.contiguous(m, n, k, 1) for m, n, k in shapes)
+    dev = device if device is not None else driver.device()
+    return _cached_plan(shapes, tuple(layouts), dev.ordinal)
+
+
+def _raw_groups(groups):
+    """Validate every (a, b, sfa, sfb, c) and return [(m, n, k, GemmLayout)]; names the group."""
+    from .gemm import raw_problem
+
+    groups = list(groups)
+    if not groups:
+        raise ValueError("groups must be a non-empty list of (a, b, sfa, sfb, c)")
+    out = []
+    for i, grp in enumerate(groups):
+        if not isinstance(grp, (tuple, list)) or len(grp) != 5:
+            raise ValueError(f"groups[{i}] must be (a, b, sfa, sfb, c), got {type(grp).__name__}")
+        try:
+            m, n, k, l, lay = raw_problem(*grp)
+        except (TypeError, ValueError) as exc:
+            raise type(exc)(f"groups[{i}]: {exc}") from None
+        if l != 1:
+            raise ValueError(f"groups[{i}]: each group is one GEMM (l = 1), got l = {l}")
+        out.append((m, n, k, lay))
+    return out
+
+
+def grouped_gemm_raw(groups, *, alphas=None, stream=None):
+    """Competition form: ``groups`` = list of ``(a, b, sfa, sfb, c)`` (l = 1 each); c written in place.
+
+    One launch on Hopper; elsewhere one :func:`nvfp4rt.gemm_raw` per group.  Returns the list of c.
+    """
+    from .gemv import _as_device
+
+    dev = driver.device()
+    groups = [tuple(_as_device(f"groups[{i}].{nm}", x, dev) for nm, x in zip(("a", "b", "sfa", "sfb", "c"), grp))
+              if isinstance(grp, (tuple, list)) and len(grp) == 5 else grp for i, grp in enumerate(groups)]
+    info = _raw_groups(groups)
+    if alphas is not None and len(list(alphas)) != len(groups):
+        raise ValueError(f"alphas must have one value per group ({len(groups)})")
+    if tuple(dev.compute_capability) != (9, 0):
+        from .gemm import gemm_raw
+
+        al = list(alphas) if alphas is not None else [1.0] * len(groups)
+        return [gemm_raw(*grp, stream=stream, alpha=float(a)) for grp, a in zip(groups, al)]
+    plan = plan_grouped_gemm([(m, n, k) for m, n, k, _ in info], layouts=[lay for *_, lay in info], device=dev)
+    return plan(groups, alphas=alphas, stream=stream)
+
+
+def grouped_gemm(problems, *, stream=None):
+    """``[A_g @ B_g^T for each group]`` in fp16 on NVFP4Tensor problems ``(a, b)`` or ``(a, b, c)``.
+
+    a ``[m_g, k_g]``, b ``[n_g, k_g]`` (2-D, linear scales; host tensors are copied over); c an fp16
+    ``[m_g, n_g]`` device array with n contiguous (allocated when missing).  Returns the list of c.
+    """
+    from ..array import empty
+    from ..nvfp4 import NVFP4Tensor
+    from .gemv import _CView, _strides_bytes
+
+    problems = list(problems)
+    if not problems:
+        raise ValueError("problems must be a non-empty list of (a, b) or (a, b, c)")
+    dev = None
+    raw, outs, alphas = [], [], []
+    for i, p in enumerate(problems):
+        if not isinstance(p, (tuple, list)) or len(p) not in (2, 3):
+            raise ValueError(f"problems[{i}] must be (a, b) or (a, b, c)")
+        a, b = p[0], p[1]
+        for name, t in (("a", a), ("b", b)):
+            if not isinstance(t, NVFP4Tensor):
+                raise TypeError(f"problems[{i}].{name} must be an nvfp4rt NVFP4Tensor; use grouped_gemm_raw "
+                                "for raw tensors")
+            if t.scale_layout != "linear":
+                raise ValueError(f"problems[{i}].{name} has {t.scale_layout!r} scales; the linear layout is needed")
+            if len(t.shape) != 2:
+                raise ValueError(f"problems[{i}].{name} must be 2-D [rows, k], got shape {t.shape}")
+        if a.k != b.k:
+            raise ValueError(f"problems[{i}]: a has k={a.k} but b has k={b.k}")
+        if a.k % K_MULTIPLE:
+            raise ValueError(f"problems[{i}]: k={a.k} must be a multiple of {K_MULTIPLE}")
+        if dev is None:
+            dev = driver.device()
+        if isinstance(a.data, np.ndarray):
+            a = a.to_device(dev)
+        if isinstance(b.data, np.ndarray):
+            b = b.to_device(dev)
+        m, n, hk = int(a.data.shape[0]), int(b.data.shape[0]), a.k // 2
+        c = p[2] if len(p) == 3 else empty((m, n), np.float16, device=dev)
+        if tuple(c.shape) != (m, n):
+            raise ValueError(f"problems[{i}].c must have shape ({m}, {n}), got {tuple(c.shape)}")
+        cst = _strides_bytes(c)
+        raw.append((_CView(a.data, (m, hk, 1), (hk, 1, m * hk)), _CView(b.data, (n, hk, 1), (hk, 1, n * hk)),
+                    _CView(a.scales, (m, hk // 8, 1), (hk // 8, 1, m * hk // 8)),
+                    _CView(b.scales, (n, hk // 8, 1), (hk // 8, 1, n * hk // 8)),
+                    _CView(c, (m, n, 1), (cst[0], cst[1], cst[0] * m))))
+        outs.append(c)
+        alphas.append(float(a.tensor_scale) * float(b.tensor_scale))
+    grouped_gemm_raw(raw, alphas=alphas, stream=stream)
+    return outs
