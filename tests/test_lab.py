@@ -383,6 +383,34 @@ def test_dual_gemm_discovery_needs_a_plan_with_kernel(tmp_path):
     assert "no built-in dual_gemm kernel exists yet" in missing_reason([])
 
 
+def _dual_plans():
+    from nvfp4rt.lab.dual_gemm import find_dual_gemm_plans
+
+    return find_dual_gemm_plans()[0]
+
+
+def test_dual_gemm_wired_when_a_plan_takes_kernel(capsys):
+    found = _dual_plans()
+    if not found:
+        pytest.skip("no dual GEMM plan with kernel= in this checkout (lab dual_gemm fails clearly instead)")
+    from nvfp4rt.lab import core as lab_core
+    from nvfp4rt.lab.abi import match_abi
+    from nvfp4rt.lab.dual_gemm import DualGemmLab
+
+    assert lab_core.get_op("dual_gemm") is DualGemmLab
+    for variant, _, abi, _ in found:
+        assert match_abi("dual_gemm", _signature(abi.path, abi.entry), [a for _, _, a, _ in found]).variant == variant
+    code, out, _ = lab(["dual_gemm", str(GEMM_WGMMA_PTX), "--assemble-only"], capsys)
+    assert code == 1 and "abi_error" in out and "follows none of the dual_gemm kernel ABIs" in out
+    op = DualGemmLab(Options(op="dual_gemm", file=GEMM_MMA_PTX))
+    s = dict(m=256, n=4096, k=7168, l=1)
+    assert op.flops(s) == 4 * 256 * 4096 * 7168
+    assert op.bytes(s) == (256 + 2 * 4096) * (7168 // 2 + 7168 // 16) + 2 * 256 * 4096
+    from nvfp4rt.data import PRESETS
+
+    assert op.parse_shapes(None) == [dict(m=m, n=n, k=k, l=1) for m, n, k in PRESETS["dual_gemm"]]
+
+
 # ----------------------------------------------------------------------------- no GPU
 
 def test_without_gpu_the_run_assembles_then_fails_with_the_reason(capsys, monkeypatch):
@@ -677,4 +705,52 @@ def test_gpu_builtin_gemm_as_file_reports_timings(path, variant, capsys):
         assert r["check"]["total"] == 2 * r["shape"]["m"] * r["shape"]["n"] * r["shape"]["l"]
         assert r["median_us"] > 0 and r["builtin_us"] > 0 and r["floor_us"] > 0
         assert 0 < r["pct_of_floor"] <= 100
+
+
+def _wrong_dual_gemm(path, tmp_path):
+    """A built-in dual GEMM with alpha1 silently replaced by alpha1 + 0.5 (one added instruction)."""
+    text = Path(path).read_text()
+    m = re.search(r"^(\s*)ld\.param\.f32\s+(%\w+),\s*\[alpha1\];[^\n]*$", text, re.M)
+    if m is None:
+        pytest.fail(f"{Path(path).name} no longer loads alpha1 with ld.param.f32: update this test's substitution")
+    bad = text[:m.end()] + f"\n{m.group(1)}add.f32 {m.group(2)}, {m.group(2)}, 0f3F000000;" + text[m.end():]
+    p = tmp_path / "dual_gemm_wrong.ptx"
+    p.write_text(bad)
+    return p
+
+
+def _dual_gemm_builtin_or_skip():
+    from nvfp4rt import driver
+
+    found = _dual_plans()
+    if not found:
+        pytest.skip("no dual GEMM plan with kernel= in this checkout")
+    variant, _, abi, _ = found[0]
+    if variant == "wgmma" and tuple(driver.device(0).compute_capability) != (9, 0):
+        pytest.skip("the wgmma dual GEMM needs an sm_90 device")
+    return variant, abi.path
+
+
+@pytest.mark.gpu
+@requires_gpu
+def test_gpu_builtin_dual_gemm_as_file_reports_timings(capsys):
+    variant, path = _dual_gemm_builtin_or_skip()
+    code, out, _ = lab(["dual_gemm", str(path), "--shapes", "small", "--json", "--iters", "20"], capsys)
+    doc = json.loads(out)
+    assert code == 0, doc["error"]
+    assert doc["status"] == "ok" and doc["abi"].startswith(f"{variant} (")
+    for r in doc["shapes"]:
+        assert r["check"]["ok"] and r["check"]["data"] == ["competition", "wide"]
+        assert r["median_us"] > 0 and r["builtin_us"] > 0 and r["floor_us"] > 0 and 0 < r["pct_of_floor"] <= 100
+
+
+@pytest.mark.gpu
+@requires_gpu
+def test_gpu_wrong_dual_gemm_kernel_is_caught(tmp_path, capsys):
+    _, path = _dual_gemm_builtin_or_skip()
+    code, out, _ = lab(["dual_gemm", str(_wrong_dual_gemm(path, tmp_path)), "--shapes", "small", "--json"], capsys)
+    assert code == 1
+    doc = json.loads(out)
+    assert doc["status"] == "mismatch"
+    assert all(not r["check"]["ok"] and r["check"]["mismatches"] > 0 for r in doc["shapes"])
 

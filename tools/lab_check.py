@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """GPU checks of ``nvfp4rt lab``, with PASS/FAIL lines and the edit-to-result time.
 
-    python3 tools/lab_check.py [--ops gemv gemm] [--shapes default] [--gemm-shapes default] [--edits 3] [--out DIR]
+    python3 tools/lab_check.py [--ops gemv gemm dual_gemm] [--shapes default] [--gemm-shapes default]
+                               [--dual-shapes default] [--edits 3] [--out DIR]
 
 gemv:
 1. the built-in GEMV given as FILE: correct on both distributions, timed next
@@ -21,6 +22,9 @@ gemm:
 6. a wrong mma GEMM (alpha + 0.5): caught, nothing timed;
 7. an mma GEMM with a renamed parameter: abi_error before any launch;
 8. edit -> result of the mma GEMM at the benchmark shapes (reported; no bar).
+dual_gemm (when nvfp4rt/ops/dual_gemm*.py has a plan taking kernel=; else SKIP with the reason):
+9. the built-in dual GEMM as FILE: correct and timed at the benchmark shapes;
+10. a wrong dual GEMM (alpha1 + 0.5): caught, nothing timed.
 
 Exit status 0 when everything passed.  Writes each run's JSON to --out.
 """
@@ -133,6 +137,33 @@ def gemm_checks(tmp: Path, shapes, edits: int, out: Path | None) -> None:
     edit_to_result(tmp, shapes, edits, out, op="gemm", source=GEMM_MMA, bar=None)
 
 
+def dual_gemm_checks(tmp: Path, shapes, out: Path | None) -> None:
+    from nvfp4rt.lab.dual_gemm import find_dual_gemm_plans, missing_reason
+
+    found, skipped = find_dual_gemm_plans()
+    if not found:
+        print("SKIP: " + missing_reason(skipped) + "\n")
+        return
+    variant, _, abi, _ = found[0]
+    if variant == "wgmma" and tuple(driver.device(0).compute_capability) != (9, 0):
+        print("SKIP: the wgmma dual GEMM needs an sm_90 device\n")
+        return
+    res = one_run("dual-builtin", out, op="dual_gemm", file=abi.path, shapes=shapes)
+    verdict(timed_ok(res) and (res["abi"] or "").startswith(variant + " ("),
+            f"built-in {variant} dual GEMM as FILE: correct and timed against the built-in and the floor")
+    text = abi.path.read_text()
+    m = re.search(r"^(\s*)ld\.param\.f32\s+(%\w+),\s*\[alpha1\];[^\n]*$", text, re.M)
+    if m is None:
+        verdict(False, f"{abi.path.name} no longer loads alpha1 with ld.param.f32: update dual_gemm_checks()")
+        return
+    wrong = tmp / "dual_gemm_wrong.ptx"
+    wrong.write_text(text[:m.end()] + f"\n{m.group(1)}add.f32 {m.group(2)}, {m.group(2)}, 0f3F000000;"
+                     + text[m.end():])
+    res = one_run("dual-wrong", out, op="dual_gemm", file=wrong, shapes=["small"])
+    verdict(res["status"] == "mismatch" and res["shapes"] and all(r["median_us"] is None for r in res["shapes"]),
+            "a wrong dual GEMM (alpha1 + 0.5) is caught and not timed")
+
+
 def edit_to_result(tmp: Path, shapes, edits: int, out: Path | None, *, op: str = "gemv", source: Path = GEMV,
                    bar: float | None = BAR_S) -> None:
     path = tmp / f"{op}_edit.ptx"
@@ -179,9 +210,11 @@ def edit_to_result(tmp: Path, shapes, edits: int, out: Path | None, *, op: str =
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--ops", nargs="+", choices=("gemv", "gemm"), default=["gemv", "gemm"], help="ops to check")
+    ap.add_argument("--ops", nargs="+", choices=("gemv", "gemm", "dual_gemm"), default=["gemv", "gemm", "dual_gemm"],
+                    help="ops to check (default all)")
     ap.add_argument("--shapes", nargs="+", default=None, help="gemv shapes (default: the benchmark shapes)")
     ap.add_argument("--gemm-shapes", nargs="+", default=None, help="gemm shapes (default: the benchmark shapes)")
+    ap.add_argument("--dual-shapes", nargs="+", default=None, help="dual_gemm shapes (default: the benchmark shapes)")
     ap.add_argument("--edits", type=int, default=3, help="edits timed in the watch loop (default 3)")
     ap.add_argument("--out", type=Path, default=Path(os.environ["OUT"]) / "lab" if os.environ.get("OUT") else None,
                     help="directory for the JSON results (default $OUT/lab when $OUT is set)")
@@ -204,6 +237,8 @@ def main() -> int:
             edit_to_result(tmp, args.shapes, args.edits, args.out)
         if "gemm" in args.ops:
             gemm_checks(tmp, args.gemm_shapes, args.edits, args.out)
+        if "dual_gemm" in args.ops:
+            dual_gemm_checks(tmp, args.dual_shapes, args.out)
     print(f"\n{'ALL PASS' if failures == 0 else f'{failures} FAILED'}")
     return 0 if failures == 0 else 1
 

@@ -61,6 +61,13 @@ def _kernel_file(mod, cls):
     return (f, e) if f and e else None
 
 
+def _variant_name(module: str, kernel_file: str) -> str:
+    """``dual_gemm_wgmma`` -> ``wgmma``; a module named just ``dual_gemm`` takes its kernel file's last word."""
+    if module.startswith("dual_gemm_"):
+        return module[len("dual_gemm_"):]
+    return kernel_file.rsplit(".", 1)[0].rpartition("_")[2] or module
+
+
 def find_dual_gemm_plans(modules=None) -> tuple[list, list[str]]:
     """([(variant, plan class, BuiltinAbi, module)], [why each candidate was passed over])."""
     from ..ptxsource import ptx_dir
@@ -81,7 +88,7 @@ def find_dual_gemm_plans(modules=None) -> tuple[list, list[str]]:
             elif kf is None:
                 skipped.append(f"nvfp4rt.ops.{name}: no _KERNEL_FILE/_ENTRY naming {cls.__name__}'s built-in kernel")
             else:
-                variant = str(getattr(cls, "variant", None) or name.rpartition("_")[2])
+                variant = str(getattr(cls, "variant", None) or _variant_name(name, kf[0]))
                 found.append((variant, cls, BuiltinAbi(variant, ptx_dir() / kf[0], kf[1]), mod))
     return found, skipped
 
