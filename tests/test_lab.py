@@ -351,6 +351,22 @@ def test_swap_kernel_replaces_the_kernel_before_the_first_launch():
                     SimpleNamespace(device=SimpleNamespace(ordinal=1)))
 
 
+def test_gemm_template_constants_become_plan_options():
+    from nvfp4rt.lab.core import LabError
+    from nvfp4rt.lab.gemm import GemmLab
+
+    class Plan:
+        def __init__(self, m, n, k, l=1, layout=None, *, device=None, normal_operands=True, a_decoder=False):
+            pass
+
+    consts = {"NORMAL_OPERANDS": "0", "A_DECODER": "1", "A_BUFS": "3", "OTHER": "x"}
+    op = GemmLab(Options(op="gemm", file=GEMM_MMA_PTX, constants=consts))
+    assert op.constant_options(Plan) == {"normal_operands": False, "a_decoder": True}  # no a_bufs: not taken
+    assert GemmLab(Options(op="gemm", file=GEMM_MMA_PTX)).constant_options(Plan) == {}
+    with pytest.raises(LabError, match="A_DECODER"):
+        GemmLab(Options(op="gemm", file=GEMM_MMA_PTX, constants={"A_DECODER": "yes"})).constant_options(Plan)
+
+
 def test_dual_gemm_discovery_needs_a_plan_with_kernel(tmp_path):
     import types
 

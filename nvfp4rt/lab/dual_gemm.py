@@ -147,9 +147,8 @@ class DualGemmLab(GemmLab):
             from ..ops.gemm import GemmLayout as layout_cls
         layout = layout_cls.contiguous(*dims)
         kw = {"device": self.device}
-        if "normal_operands" in inspect.signature(cls).parameters and kernel is not None:
-            kw["normal_operands"] = self._normal_operands()
         if kernel is not None:
+            kw.update(self.constant_options(cls))
             kw["kernel"] = kernel
         return cls(*dims, layout, **kw)
 

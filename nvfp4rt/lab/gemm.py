@@ -54,6 +54,19 @@ def wgmma_plan_takes_kernel() -> bool:
     return mod is not None and "kernel" in inspect.signature(mod.GemmWgmmaPlan).parameters
 
 
+def _flag(text: str) -> bool:
+    if text in ("0", "1"):
+        return text == "1"
+    raise ValueError(text)
+
+
+_flag.__name__ = "0 or 1"
+
+#: template constants of the built-in kernels -> the plan keyword that must agree with them
+_CONSTANT_OPTIONS = {"NORMAL_OPERANDS": ("normal_operands", _flag), "A_DECODER": ("a_decoder", _flag),
+                     "A_BUFS": ("a_bufs", int)}
+
+
 @dataclass
 class _DataSet:
     label: str
@@ -164,8 +177,23 @@ class GemmLab(LabOp):
             st.sets.append(_DataSet(dist, ref, dev))
         return st
 
-    def _normal_operands(self) -> bool:
-        return str(self.options.constants.get("NORMAL_OPERANDS", "1")).strip() not in ("0", "false", "False")
+    def constant_options(self, plan_cls) -> dict:
+        """Plan keywords implied by the user's ``-D`` constants (``-D A_DECODER=1`` -> ``a_decoder=True``).
+
+        A built-in kernel's template constants select variants whose host side differs (alpha's
+        scale, the block size, the shared memory), so a kernel built with them must be launched
+        by a plan built with the matching options; only options the plan class takes are passed.
+        """
+        params = inspect.signature(plan_cls).parameters
+        out = {}
+        for const, (kw, conv) in _CONSTANT_OPTIONS.items():
+            if const in self.options.constants and kw in params:
+                try:
+                    out[kw] = conv(str(self.options.constants[const]).strip())
+                except ValueError:
+                    raise LabError(f"-D {const}={self.options.constants[const]!r}: expected {conv.__name__} "
+                                   f"(it selects {plan_cls.__name__}'s {kw})", status="unsupported") from None
+        return out
 
     def _plan(self, variant: str, st: _State, kernel=None):
         """The variant's plan for this shape; with ``kernel``, one that launches it instead of the built-in."""
@@ -190,7 +218,7 @@ class GemmLab(LabOp):
         cls = ops_gemm._plan_class("wgmma")
         kw = {"device": self.device}
         if kernel is not None:
-            kw["normal_operands"] = self._normal_operands()  # alpha follows the user's -D NORMAL_OPERANDS
+            kw.update(self.constant_options(cls))  # e.g. alpha's scale follows the user's -D NORMAL_OPERANDS
         if kernel is not None and wgmma_plan_takes_kernel():
             return cls(*dims, st.layout, kernel=kernel, **kw)
         plan = cls(*dims, st.layout, **kw)
