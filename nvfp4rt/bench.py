@@ -471,8 +471,9 @@ def op_names() -> list[str]:
 
 
 def _load_builtin_ops() -> None:
-    """Register the built-in adapters: GEMV is defined at the end of this module, GEMM in bench_gemm."""
-    from . import bench_gemm  # noqa: F401  (registers "gemm")
+    """Register the built-in adapters: GEMV is defined at the end of this module, GEMM in bench_gemm,
+    the dual and grouped GEMMs in bench_dual_gemm and bench_grouped_gemm."""
+    from . import bench_dual_gemm, bench_gemm, bench_grouped_gemm  # noqa: F401  (register their ops)
 
 
 # =========================================================================== results

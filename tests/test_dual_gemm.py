@@ -452,3 +452,16 @@ def test_public_forms_match_the_reference():
     out = nvfp4rt.dual_gemm_silu(xa, x1, x2)
     res = reference.check(out.numpy(), reference.dual_gemm_silu_ref_tensors(xa, x1, x2)[:, :, 0])
     assert res.ok, res.report()
+
+
+def test_bench_adapter_is_registered_with_the_competition_shapes():
+    from nvfp4rt import bench
+
+    op = bench.get_op("dual_gemm")()
+    shapes = op.parse_shapes(None)
+    assert [(s["m"], s["n"], s["k"]) for s in shapes] == [(256, 4096, 7168), (512, 4096, 7168), (256, 3072, 4096),
+                                                          (512, 3072, 7168)]
+    floors = [op.flops(s) / 752e6 for s in shapes]  # FACTS section 4: 40.0 / 80.0 / 17.1 / 60.0 us
+    assert [round(f, 1) for f in floors] == [40.0, 80.0, 17.1, 60.0]
+    with pytest.raises(ValueError, match="divisible by 64"):
+        op.parse_shapes(["256,4096,100"])

@@ -347,3 +347,15 @@ def test_public_forms_match_the_reference():
     for (a, b), c in zip(probs, outs):
         res = reference.check(c.numpy(), reference.gemm_ref_tensors(a, b)[:, :, 0])
         assert res.ok, res.report()
+
+
+def test_bench_adapter_is_registered_with_the_competition_cases():
+    from nvfp4rt import bench
+
+    op = bench.get_op("grouped_gemm")()
+    shapes = op.parse_shapes(None)
+    assert [op._shapes(s) for s in shapes] == [[tuple(g) for g in c] for c in COMPETITION]
+    assert op.flops(shapes[0]) == sum(2 * m * n * k for m, n, k in COMPETITION[0])
+    assert "8 groups" in op.shape_label(shapes[1])
+    with pytest.raises(ValueError, match="case must be 1..4"):
+        op.parse_shapes(["5"])

@@ -1,0 +1,153 @@
+"""GPU check of the one-launch grouped NVFP4 GEMM (ptx/grouped_gemm_nvfp4_wgmma.ptx, nvfp4rt.ops.grouped_gemm).
+
+    PYTHONPATH=. python3 tools/grouped_gemm_check.py               # correctness + timings
+    PYTHONPATH=. python3 tools/grouped_gemm_check.py --small       # few small cases (compute-sanitizer)
+    compute-sanitizer --tool memcheck python3 tools/grouped_gemm_check.py --small
+    options: --stages S, --units-per-cta U, --no-time, --iters N, --timeout SECONDS (per case), -v
+
+For every case and both distributions: fresh data (nvfp4rt.data.grouped_gemm_data, seed=None),
+every c poisoned with NaN, one launch, each group compared with nvfp4rt.reference.gemm_ref, then
+a second launch into re-poisoned c that must be bit-identical and must not re-upload the table
+(same buffers).  PASS/FAIL per case; exit 1 on any FAIL.  A watchdog ends the process (exit 3)
+when a case hangs longer than --timeout (a TMA / mbarrier bug hangs rather than fails).  Timings
+(median, L2 cleared before each call): the grouped launch, nvfp4rt.gemm_raw once per group (the
+issue's 1.5x bar), and the fp16 floor at 752 TFLOP/s (65% bar on the first two cases).
+"""
+import argparse
+import os
+import sys
+import threading
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import numpy as np  # noqa: E402
+
+import nvfp4rt  # noqa: E402
+from nvfp4rt import data, reference  # noqa: E402
+from nvfp4rt.ops import grouped_gemm as GG  # noqa: E402
+
+BENCH = [
+    [(m, 4096, 7168) for m in (80, 176, 128, 72, 64, 248, 96, 160)],
+    [(m, 7168, 2048) for m in (40, 76, 168, 72, 164, 148, 196, 160)],
+    [(192, 3072, 4096), (320, 3072, 4096)],
+    [(128, 4096, 1536), (384, 4096, 1536)],
+]
+AWKWARD = [[(1, 1, 64), (63, 200, 320), (129, 7, 256), (1, 4096, 7168), (200, 130, 1088)], [(1, 1, 64)],
+           [(65, 129, 512)] * 3 + [(1, 8, 64)], [(64, 64, 256)] * 40]
+SMALL = [[(1, 1, 64), (63, 200, 320), (129, 7, 256)], [(65, 129, 512), (1, 8, 64)]]
+
+
+class Watchdog:
+    def __init__(self, seconds: float):
+        self.seconds, self.deadline, self.what = seconds, None, ""
+        threading.Thread(target=self._watch, daemon=True).start()
+
+    def arm(self, what: str):
+        self.what, self.deadline = what, time.monotonic() + self.seconds
+
+    def disarm(self):
+        self.deadline = None
+
+    def _watch(self):
+        while True:
+            time.sleep(0.5)
+            d = self.deadline
+            if d is not None and time.monotonic() > d:
+                print(f"FAIL {self.what}: TIMEOUT after {self.seconds:.0f} s (kernel hang? TMA / mbarrier)", flush=True)
+                os._exit(3)
+
+
+def device_groups(d):
+    groups = []
+    for g in d.groups:
+        arrs = [nvfp4rt.from_numpy(np.ascontiguousarray(g.physical(x)).view(np.uint8)) for x in ("a", "b", "sfa", "sfb")]
+        arrs.append(nvfp4rt.from_numpy(np.full((1, g.m, g.n), np.nan, dtype=np.float16)))
+        groups.append(tuple(arrs))
+    return groups
+
+
+def label(shapes):
+    return f"{len(shapes)} groups " + ",".join(f"{m}x{n}x{k}" for m, n, k in shapes[:3]) + ("..." if len(shapes) > 3 else "")
+
+
+def check_case(shapes, distribution, kw, verbose):
+    d = data.grouped_gemm_data(shapes, seed=None, distribution=distribution)
+    refs = reference.grouped_gemm_ref(d.groups)
+    groups = device_groups(d)
+    plan = GG.GroupedGemmPlan(shapes, **kw)
+    plan(groups)
+    outs = [g[4].numpy().copy() for g in groups]
+    bad = []
+    for i, (o, r) in enumerate(zip(outs, refs)):
+        res = reference.check(o.transpose(1, 2, 0), r)
+        if not res.ok:
+            bad.append(f"group {i} {shapes[i]}: {res.report()}")
+    for g in groups:
+        g[4].copy_from_host_async(np.full(tuple(g[4].shape), np.nan, dtype=np.float16))
+    plan(groups)
+    same = all(np.array_equal(g[4].numpy().view(np.uint16), o.view(np.uint16)) for g, o in zip(groups, outs))
+    ok = not bad and same and plan.uploads == 1
+    geo = plan.geometry
+    print(f"{'PASS' if ok else 'FAIL'} {label(shapes)} {distribution:11s} grid={geo.grid} upc={geo.units_per_cta} "
+          f"split_tiles={geo.split_tiles}" + ("" if not bad else "  " + "; ".join(bad[:3]))
+          + ("" if same else "  second launch differs") + ("" if plan.uploads == 1 else
+                                                           f"  table uploaded {plan.uploads}x for the same buffers"),
+          flush=True)
+    return ok
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--small", action="store_true")
+    ap.add_argument("--stages", type=int)
+    ap.add_argument("--units-per-cta", type=int)
+    ap.add_argument("--no-time", action="store_true")
+    ap.add_argument("--iters", type=int, default=100)
+    ap.add_argument("--timeout", type=float, default=60.0)
+    ap.add_argument("-v", "--verbose", action="store_true")
+    args = ap.parse_args(argv)
+
+    dog = Watchdog(args.timeout)
+    dev = nvfp4rt.device()
+    print(f"device: {dev.properties.name}, {dev.properties.sm_count} SMs", flush=True)
+    kw = dict(stages=args.stages, units_per_cta=args.units_per_cta)
+    bad = 0
+    for shapes in (SMALL if args.small else BENCH + AWKWARD):
+        for dist in ("competition", "wide"):
+            dog.arm(f"{label(shapes)} {dist}")
+            try:
+                ok = check_case(shapes, dist, kw, args.verbose)
+            except Exception as exc:  # one broken case must not hide the others
+                ok = False
+                print(f"FAIL {label(shapes)} {dist}: {type(exc).__name__}: {exc}", flush=True)
+            dog.disarm()
+            bad += not ok
+    if not args.small and not args.no_time:
+        from nvfp4rt.bench import time_op
+
+        print("timings (median, L2 cleared before each call):", flush=True)
+        for ci, shapes in enumerate(BENCH):
+            d = data.grouped_gemm_data(shapes, seed=None)
+            groups = device_groups(d)
+            plan = GG.GroupedGemmPlan(shapes, **kw)
+            views = [tuple(x.transpose(1, 2, 0) for x in g) for g in groups]
+            dog.arm(f"timing {label(shapes)}")
+            ours = time_op(lambda: plan(groups), iters=args.iters).median_us
+            loop = time_op(lambda: [nvfp4rt.gemm_raw(*v) for v in views], iters=args.iters).median_us
+            dog.disarm()
+            floor = plan.flops / 752e6
+            pct = 100 * floor / ours
+            line = (f"  case {ci + 1} ({label(shapes)}): {ours:.1f} us  {plan.flops / ours / 1e6:.0f} TFLOP/s  "
+                    f"{pct:.0f}% of the fp16 floor {floor:.1f} us; per-group gemm {loop:.1f} us "
+                    f"(x{loop / ours:.2f}, bar 1.5: {'met' if loop / ours >= 1.5 else 'NOT met'})")
+            if ci < 2:
+                line += f"; 65% bar {'met' if pct >= 65 else 'NOT met'}"
+            print(line + f"  {plan!r}", flush=True)
+    print("ALL PASS" if not bad else f"{bad} FAILED")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
