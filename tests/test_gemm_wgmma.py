@@ -58,31 +58,56 @@ def _decode_outputs(text: str, word: str) -> list[str]:
     start = text.index(f"shf.l.wrap.b32 %xr, {word}, {word}, 3;")
     body = text[start:].splitlines()[:11]
     rots = [ln.strip() for ln in body if "%we" in ln or "%wo" in ln][2:]  # the four rotations
-    assert rots == ["shf.l.wrap.b32 %xr, %we, %we, 9;", "shf.l.wrap.b32 %xr, %wo, %wo, 5;",
-                    "shf.l.wrap.b32 %xr, %we, %we, 1;", "shf.r.wrap.b32 %xr, %wo, %wo, 3;"], rots
+    # three plain shifts (the masked bits never wrap; ptxas puts them on the FMA pipe as IMAD.SHL)
+    # and one rotation (the sign of n7 wrapped to bit 2 by the first rotate)
+    assert rots == ["shl.b32 %xr, %we, 9;", "shl.b32 %xr, %wo, 5;",
+                    "shl.b32 %xr, %we, 1;", "shf.r.wrap.b32 %xr, %wo, %wo, 3;"], rots
     outs = [re.match(r"\s*and\.b32 (%\w+), %xr, 0x8E008E00;", ln) for ln in body]
     return [o.group(1) for o in outs if o]
+
+
+def a_decode_blocks():
+    """A_DECODER=0: the consumers' A decode of sub-step j (text from its marker to its fence), in text order."""
+    found = re.findall(r"// ---- decode A for sub-step (\d) .*?\n(.*?fence\.proxy\.async\.shared::cta;)", PTX, re.S)
+    assert [int(j) for j, _ in found] == [0, 1, 2, 3], [j for j, _ in found]
+    return [body for _, body in found]
+
+
+def prefetch_block(pp: int) -> str:
+    """The load of piece pp's two B words and scales, hoisted to before the wait of the previous piece."""
+    parts = PTX.split(f"// ---- prefetch piece {pp}:")
+    assert len(parts) == 2, f"expected one prefetch block for piece {pp}"
+    body = parts[1].split("// ---- piece")[0]
+    # nothing between the prefetch and its piece may reload the prefetched registers
+    between = parts[1].split(f"// ---- piece {pp}:")[0]
+    assert between.count("ld.shared.b32 %w0") == 1 and between.count("cvt.rn.f16x2.e4m3x2 %sw1") == 1
+    return body
 
 
 def ptx_facts():
     """Per sub-step: a16 chunk i <- which decoded pair; per piece: fragment registers per step."""
     facts = []
+    dec_blocks = a_decode_blocks()
     for j, blk in enumerate(_stage_blocks()):
         chunk_pair = {}
-        for i, regs in re.findall(r"add\.u32 %addr, %a16, %stA(\d);\s*\n\s*st\.shared\.v4\.b32 \[%addr\], \{([^}]*)\}",
-                                  blk):
+        dblk = dec_blocks[j]
+        for i, regs in re.findall(r"add\.u32 %addr, %a16n, %stA(\d);\s*\n\s*st\.shared\.v4\.b32 \[%addr\], \{([^}]*)\}",
+                                  dblk):
             names = [r.strip() for r in regs.split(",")]
             pairs = {re.fullmatch(r"%d(\d)(\d)", r).group(1) for r in names}
             words = [int(re.fullmatch(r"%d(\d)(\d)", r).group(2)) for r in names]
             assert len(pairs) == 1 and words == [0, 1, 2, 3], names
             chunk_pair[int(i)] = int(pairs.pop())
-        a_dec = [_decode_outputs(blk, f"%aw{w}") for w in range(4)]
+        assert f"add.u32 %addr, %slot_addr, %offA{j};" in dblk
+        a_dec = [_decode_outputs(dblk, f"%aw{w}") for w in range(4)]
         for w in range(4):  # decode(aw<w>) -> %d0w (h0), %d1w (h1), %d2w (h2), %d3w (h3)
             assert a_dec[w] == [f"%d{h}{w}" for h in range(4)], a_dec[w]
         pieces = []
         for q in range(2):
             pblk = blk.split(f"// ---- piece {2 * j + q}:")[1].split("wgmma.commit_group")[0]
-            assert f"%offB{2 * j + q}]" in pblk.replace(";", "]") or f"%offB{2 * j + q};" in pblk
+            lblk = prefetch_block(2 * j + q)
+            assert f"add.u32 %addr, %slot_addr, %offB{2 * j + q};" in lblk
+            assert "ld.shared.b32" not in pblk  # the piece decodes the prefetched words
             row0 = _decode_outputs(pblk, "%w0")  # h0..h3 of the word of row g
             row1 = _decode_outputs(pblk, "%w1")  # of row g + 8
             steps = re.findall(r"add\.u32 %x, %dlo, (\d+);.*?\{(%\w+), (%\w+), (%\w+), (%\w+)\}, %desc, %p_acc",
@@ -98,9 +123,10 @@ def ptx_facts():
                     else:
                         where.append((1, row1.index(r)))
                 frag.append((int(inc), where))
-            sel = "%sel0" if "%sel0" in pblk else "%sel1"
-            pieces.append({"frag": frag, "sel": sel, "sfb_word": int(re.search(r"prmt\.b32 %x, %sv(\d)", pblk).group(1))})
-        facts.append({"chunk_pair": chunk_pair, "pieces": pieces, "sfa_off": int(re.search(r"\[%addr\+(\d+)\]", blk).group(1))})
+            sel = "%sel0" if "%sel0" in lblk else "%sel1"
+            pieces.append({"frag": frag, "sel": sel, "sfb_word": int(re.search(r"prmt\.b32 %x, %sv(\d)", lblk).group(1))})
+        facts.append({"chunk_pair": chunk_pair, "pieces": pieces,
+                      "sfa_off": int(re.search(r"ld\.shared\.b16 %h16, \[%addr\+(\d+)\]", dblk).group(1))})
     return facts
 
 
@@ -183,7 +209,8 @@ def decode_word(w: int) -> list[int]:
     x = rotl(w, 3)
     we = (w & 0x07070707) | (x & ~0x07070707 & MASK32)
     wo = (w & 0x70707070) | (x & ~0x70707070 & MASK32)
-    return [rotl(we, 9) & 0x8E008E00, rotl(wo, 5) & 0x8E008E00, rotl(we, 1) & 0x8E008E00, rotl(wo, 29) & 0x8E008E00]
+    return [((we << 9) & MASK32) & 0x8E008E00, ((wo << 5) & MASK32) & 0x8E008E00,
+            ((we << 1) & MASK32) & 0x8E008E00, rotl(wo, 29) & 0x8E008E00]
 
 
 def halves(h: int) -> np.ndarray:
