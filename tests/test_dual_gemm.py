@@ -465,3 +465,11 @@ def test_bench_adapter_is_registered_with_the_competition_shapes():
     assert [round(f, 1) for f in floors] == [40.0, 80.0, 17.1, 60.0]
     with pytest.raises(ValueError, match="divisible by 64"):
         op.parse_shapes(["256,4096,100"])
+
+
+def test_no_accumulator_sums_more_than_8192_k():
+    """k = 16384 with many tiles: units per CTA capped at 32 stages (8192 k) per accumulator chain; with
+    k <= 8192 the one-wave split is unchanged."""
+    geo = D.dual_geometry(513, 4096, 16384, 2, 132)
+    assert min(geo.units_per_cta, geo.k_stages) * 256 <= 8192
+    assert D.dual_geometry(512, 4096, 7168, 1, 132).grid <= 132

@@ -359,3 +359,13 @@ def test_bench_adapter_is_registered_with_the_competition_cases():
     assert "8 groups" in op.shape_label(shapes[1])
     with pytest.raises(ValueError, match="case must be 1..4"):
         op.parse_shapes(["5"])
+
+
+def test_no_accumulator_sums_more_than_8192_k():
+    """A group with k = 16384 caps units per CTA at 32 stages (8192 k); groups with k <= 8192 keep one wave."""
+    from nvfp4rt.ops import grouped_gemm as GG
+
+    geo = GG.grouped_geometry([(300, 4096, 16384), (64, 128, 256)], 132)
+    assert geo.units_per_cta <= 32
+    small = GG.grouped_geometry([(80, 4096, 7168), (176, 4096, 7168)], 132)
+    assert small.grid <= 132

@@ -44,6 +44,10 @@ _THREADS = 384
 TILE_M = 128
 TILE_N = 64
 STAGE_K = 256
+#: Default cap on units per CTA: one fp32 tensor-core accumulator sums at most 32 k256 stages (8192 k);
+#: longer runs go through the stream-K reduction (fp32, fixed order).  A 16384-long chain missed the
+#: 1e-3 tolerance on "wide" data on a few elements in a million (H200, docs/gemm.md).
+MAX_CHAIN_STAGES = 32
 K_MULTIPLE = 64
 _STAGE_BYTES = 36864           # B1 64x128 | B2 64x128 | A 128x128 | sfb1 64x16 | sfb2 64x16 | sfa 128x16
 _SLOT_OFFSETS = {"b1": 0, "b2": 8192, "a": 16384, "sfb1": 32768, "sfb2": 33792, "sfa": 34816}
@@ -115,7 +119,12 @@ def dual_geometry(m: int, n: int, k: int, l: int, sm_count: int, *, stages: int 
     units = l * m_tiles * n_tiles * k_stages
     if units >= 2**31:
         raise ValueError(f"problem too large: {units} units do not fit the kernel's 32-bit indices")
-    upc = -(-units // sm_count) if units_per_cta is None else _pos_int("units_per_cta", units_per_cta)
+    if units_per_cta is None:
+        upc = -(-units // sm_count)
+        if k_stages > MAX_CHAIN_STAGES:  # a CTA's run inside one tile is at most upc stages long
+            upc = min(upc, MAX_CHAIN_STAGES)
+    else:
+        upc = _pos_int("units_per_cta", units_per_cta)
     grid = -(-units // upc)
     s = _DEFAULT_STAGES if stages is None else _pos_int("stages", stages)
     if not MIN_STAGES <= s <= MAX_STAGES:

@@ -42,6 +42,10 @@ _ENTRY = "nvfp4_grouped_gemm_wgmma"
 _THREADS = 384
 TILE = 128
 STAGE_K = 256
+#: Default cap on units per CTA: one fp32 tensor-core accumulator sums at most 32 k256 stages (8192 k);
+#: longer runs go through the stream-K reduction (fp32, fixed order).  A 16384-long chain missed the
+#: 1e-3 tolerance on "wide" data on a few elements in a million (H200, docs/gemm.md).
+MAX_CHAIN_STAGES = 32
 K_MULTIPLE = 64
 TABLE_ENTRY_BYTES = 64
 TMAPS_PER_GROUP_BYTES = 512
@@ -138,7 +142,12 @@ def grouped_geometry(shapes, sm_count: int, *, stages: int | None = None,
         tile += g.tiles
     if unit >= 2**31:
         raise ValueError(f"problem too large: {unit} units do not fit the kernel's 32-bit indices")
-    upc = -(-unit // sm_count) if units_per_cta is None else _pos_int("units_per_cta", units_per_cta)
+    if units_per_cta is None:
+        upc = -(-unit // sm_count)
+        if max(g.k_stages for g in groups) > MAX_CHAIN_STAGES:  # a CTA's run inside one tile is <= upc stages
+            upc = min(upc, MAX_CHAIN_STAGES)
+    else:
+        upc = _pos_int("units_per_cta", units_per_cta)
     s = _DEFAULT_STAGES if stages is None else _pos_int("stages", stages)
     if not MIN_STAGES <= s <= MAX_STAGES:
         raise ValueError(f"stages must be in {MIN_STAGES}..{MAX_STAGES}, got {s}")
