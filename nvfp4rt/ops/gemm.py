@@ -67,10 +67,11 @@ _MMA_SHARED = _MMA_STAGES * _MMA_STAGE_BYTES
 _MMA_PARTIAL_BYTES = _MMA_TILE_M * _MMA_TILE_N * 4
 #: split-K never goes beyond this many CTAs per output tile.
 MAX_SPLITS = 16
-#: Longest run of K one fp32 tensor-core accumulator may sum (in 64-k chunks): 8192 k.  Longer runs are
-#: split (split-K, reduced in fp32 in a fixed order).  On "wide" data at k = 16384 one 16384-long chain
-#: missed the 1e-3 tolerance on about 1 element in 40,000 (H200, docs/gemm.md); chains up to 7168 never did.
-MAX_CHAIN_CHUNKS = 128
+#: Longest run of K one fp32 tensor-core accumulator may sum (in 64-k chunks): 4096 k.  Longer runs are
+#: split (split-K, reduced in fp32 in a fixed order).  On "wide" data at k = 16384 (H200, docs/gemm.md)
+#: 16384-long chains missed the 1e-3 tolerance on 87-107 of 4.2M elements, 8192-long ones on 0-1,
+#: 4096-long ones on none.
+MAX_CHAIN_CHUNKS = 64
 
 
 @dataclass(frozen=True)
@@ -136,7 +137,7 @@ def mma_geometry(m: int, n: int, k: int, l: int, slots: int) -> MmaGeometry:
     """Tiles of 128 x 128 and a K split that fills ``slots`` resident CTAs (all splits non-empty).
 
     ``splits = min(slots // tiles, chunks, MAX_SPLITS)`` (at least 1, and at least
-    ``ceil(chunks / MAX_CHAIN_CHUNKS)`` so no accumulator sums more than 8192 k), then ``chunks_per_split =
+    ``ceil(chunks / MAX_CHAIN_CHUNKS)`` so no accumulator sums more than 4096 k), then ``chunks_per_split =
     ceil(chunks / splits)`` and ``splits`` shrinks to ``ceil(chunks / chunks_per_split)`` so the
     last split is never empty.
     """
