@@ -91,14 +91,20 @@ def ptx_facts():
     for j, blk in enumerate(_stage_blocks()):
         chunk_pair = {}
         dblk = dec_blocks[j]
-        for i, regs in re.findall(r"add\.u32 %addr, %a16n, %stA(\d);\s*\n\s*st\.shared\.v4\.b32 \[%addr\], \{([^}]*)\}",
-                                  dblk):
+        assert "add.u32 %ast, %a16n, %stA0;" in dblk
+        stores = [("0", r) for r in re.findall(r"st\.shared\.v4\.b32 \[%ast\], \{([^}]*)\}", dblk)]
+        stores += [(str(int(x) // 16), r) for x, r in re.findall(
+            r"xor\.b32 %addr, %ast, (\d+);\s*\n\s*st\.shared\.v4\.b32 \[%addr\], \{([^}]*)\}", dblk)]
+        assert len(stores) == 4, stores
+        for i, regs in stores:
             names = [r.strip() for r in regs.split(",")]
             pairs = {re.fullmatch(r"%d(\d)(\d)", r).group(1) for r in names}
             words = [int(re.fullmatch(r"%d(\d)(\d)", r).group(2)) for r in names]
             assert len(pairs) == 1 and words == [0, 1, 2, 3], names
             chunk_pair[int(i)] = int(pairs.pop())
-        assert f"add.u32 %addr, %slot_addr, %offA{j};" in dblk
+        # raw chunk 2j + wg of row am: offA0 ^ 32j (offA0 holds chunk wg ^ (am % 8) in bits 4..6)
+        assert "add.u32 %addr, %slot_addr, %offA0;" in dblk
+        assert (f"xor.b32 %addr, %addr, {32 * j};" in dblk) == (j > 0)
         a_dec = [_decode_outputs(dblk, f"%aw{w}") for w in range(4)]
         for w in range(4):  # decode(aw<w>) -> %d0w (h0), %d1w (h1), %d2w (h2), %d3w (h3)
             assert a_dec[w] == [f"%d{h}{w}" for h in range(4)], a_dec[w]
@@ -106,7 +112,9 @@ def ptx_facts():
         for q in range(2):
             pblk = blk.split(f"// ---- piece {2 * j + q}:")[1].split("wgmma.commit_group")[0]
             lblk = prefetch_block(2 * j + q)
-            assert f"add.u32 %addr, %slot_addr, %offB{2 * j + q};" in lblk
+            assert f"xor.b32 %addr, %bslot, {16 * (2 * j + q)};" in lblk  # chunk pp = offB0 ^ 16 pp
+            soff = [int(x) for x in re.findall(r"ld\.shared\.u8 %sb[01], \[%sfslot\+(\d+)\];", lblk)]
+            assert len(soff) == 2 and soff[1] == soff[0] + 128, soff  # row g + 8 is 8 scale rows further
             assert "ld.shared.b32" not in pblk  # the piece decodes the prefetched words
             row0 = _decode_outputs(pblk, "%w0")  # h0..h3 of the word of row g
             row1 = _decode_outputs(pblk, "%w1")  # of row g + 8
@@ -123,8 +131,9 @@ def ptx_facts():
                     else:
                         where.append((1, row1.index(r)))
                 frag.append((int(inc), where))
-            sel = "%sel0" if "%sel0" in lblk else "%sel1"
-            pieces.append({"frag": frag, "sel": sel, "sfb_word": int(re.search(r"prmt\.b32 %x, %sv(\d)", lblk).group(1))})
+            for r in ("%sw0", "%sw1"):  # the cvt'd (s, 0) pair broadcast to (s, s)
+                assert f"mov.b32 {{%hl, %hh}}, {r};\n    mov.b32 {r}, {{%hl, %hl}};" in lblk
+            pieces.append({"frag": frag, "sfb_off": soff[0]})
         facts.append({"chunk_pair": chunk_pair, "pieces": pieces,
                       "sfa_off": int(re.search(r"ld\.shared\.b16 %h16, \[%addr\+(\d+)\]", dblk).group(1))})
     return facts
@@ -193,7 +202,7 @@ def test_ptx_reads_the_pieces_and_scales_in_stage_order():
     for j, f in enumerate(FACTS):
         assert f["sfa_off"] == 4 * j
         for q, p in enumerate(f["pieces"]):
-            assert p["sfb_word"] == j and p["sel"] == f"%sel{q}"
+            assert p["sfb_off"] == 4 * j + 2 * q  # + t/2 (in %sfB): block 2*(2j + q) + t/2 of the row
             assert [inc for inc, _ in p["frag"]] == [2 * (2 * q), 2 * (2 * q + 1)]
 
 
@@ -336,9 +345,9 @@ def replay_stage(a, b, sfa, sfb, normal=True, a16_of=consumer_a16):
                         off = row_b * 128 + (((pp ^ g) << 4)) + 4 * t
                         w0 = int(slot[off:off + 4].view(np.uint32)[0])
                         w1 = int(slot[off + 1024:off + 1028].view(np.uint32)[0])
-                        sel_byte = (2 * q + t // 2)  # prmt selector byte of sfb word j
-                        s0 = int(slot[32768 + row_b * 16 + 4 * p["sfb_word"] + sel_byte])
-                        s1 = int(slot[32768 + (row_b + 8) * 16 + 4 * p["sfb_word"] + sel_byte])
+                        # %sfslot = slot + 32768 + 16 rowB + t/2; the piece adds its immediate
+                        s0 = int(slot[32768 + row_b * 16 + t // 2 + p["sfb_off"]])
+                        s1 = int(slot[32768 + (row_b + 8) * 16 + t // 2 + p["sfb_off"]])
                         rows = [[scaled_pair(h, s0, normal) for h in decode_word(w0)],
                                 [scaled_pair(h, s1, normal) for h in decode_word(w1)]]
                         frag_regs[(wi, lane)] = rows
@@ -511,6 +520,9 @@ def test_last_arrival_sums_in_cta_order_whatever_the_arrival_order():
     (dict(m=1, n=1, k=64, multicast=True), ValueError, "not implemented"),
     (dict(m=1, n=1, k=64, multicast=1), TypeError, "multicast must be a bool"),
     (dict(m=1, n=1, k=64, alpha=float("nan")), ValueError, "alpha must be a finite float"),
+    (dict(m=1, n=1, k=64, wgmma_depth=2), ValueError, "wgmma_depth must be one of"),
+    (dict(m=1, n=1, k=64, wgmma_depth=True), TypeError, "wgmma_depth must be an int"),
+    (dict(m=1, n=1, k=64, wgmma_depth=3, a_decoder=True), ValueError, "needs a_decoder=False"),
 ])
 def test_bad_plan_arguments_raise_before_any_gpu_work(kwargs, exc, match):
     with pytest.raises(exc, match=match):
@@ -519,7 +531,8 @@ def test_bad_plan_arguments_raise_before_any_gpu_work(kwargs, exc, match):
 
 def test_kernel_file_is_ascii_with_a_header():
     KERNEL.read_bytes().decode("ascii")
-    assert PTX.splitlines()[0] == "// nvfp4rt: targets=sm_90a constants=NORMAL_OPERANDS=1,A_DECODER=0,A_BUFS=4"
+    assert PTX.splitlines()[0] == ("// nvfp4rt: targets=sm_90a constants=NORMAL_OPERANDS=0,A_DECODER=0,A_BUFS=4,"
+                                   "WG_WAIT=1,A16_BUFS=3")
 
 
 def test_decoder_writes_the_same_a16_bytes_as_the_consumer_decode():
@@ -660,6 +673,7 @@ except ImportError:  # pragma: no cover
 
 @pytest.mark.skipif(not _HAVE_PTXAS, reason="ptxas not found")
 @pytest.mark.parametrize("constants", [dict(normal_operands=True), dict(normal_operands=False),
+                                       dict(wgmma_depth=3), dict(wgmma_depth=3, normal_operands=True),
                                        dict(a_decoder=True, a_bufs=4), dict(a_decoder=True, a_bufs=4, normal_operands=False),
                                        dict(a_decoder=True, a_bufs=3), dict(a_decoder=True, a_bufs=2)])
 def test_kernel_assembles_without_spills_or_wgmma_serialisation(constants):
@@ -667,6 +681,150 @@ def test_kernel_assembles_without_spills_or_wgmma_serialisation(constants):
     fn = rep.functions["nvfp4_gemm_wgmma"]
     assert not fn.spills and fn.stack_frame == 0 and fn.local_bytes == 0
     assert "serializ" not in rep.log.lower()
+
+
+# ============================================================== A_DECODER=0 pipeline: offsets and a16/fragment hazards
+
+def test_setup_offsets_are_the_xor_forms_the_model_uses():
+    """offB_pp = offB0 ^ 16pp, raw A chunk 2j + wg = offA0 ^ 32j, decoded chunk 4wg + i = stA0 ^ 16i,
+    and the B scale byte of piece 2j + q at sfB + 4j + 2q with sfB = 32768 + 16 rowB + t/2."""
+    setup = PTX.split("// ================================================================== consumers")[1].split("SEG_LOOP:")[0]
+    for line in ("shl.b32 %tmp, %rowB, 7;", "shl.b32 %tmp2, %t, 2;", "xor.b32 %x, %g, 0;", "add.u32 %offB0, %tmp, %x;",
+                 "shl.b32 %sfB, %rowB, 4;", "add.u32 %sfB, %sfB, 32768;", "shr.u32 %tmp, %t, 1;",
+                 "add.u32 %sfB, %sfB, %tmp;", "add.u32 %offA0, %tmp, %x;", "add.u32 %stA0, %tmp, %x;"):
+        assert line in setup, line
+    for row in range(128):
+        g, t = row % 8, None
+        for t in range(4):
+            off0 = row * 128 + 4 * t + ((g ^ 0) << 4)
+            for pp in range(8):
+                assert off0 ^ (16 * pp) == row * 128 + 4 * t + ((g ^ pp) << 4)
+        for wg in range(2):
+            y = row & 7
+            offa0 = 16384 + row * 128 + ((wg ^ y) << 4)
+            sta0 = row * 128 + (((4 * wg) ^ y) << 4)
+            for j in range(4):
+                assert offa0 ^ (32 * j) == 16384 + row * 128 + (((2 * j + wg) ^ y) << 4)
+                assert sta0 ^ (16 * j) == row * 128 + (((4 * wg + j) ^ y) << 4)
+    for slot in range(4):  # slot bases are 1024-aligned, so the xor may be applied after adding them
+        assert (1024 * 36 * slot) % 1024 == 0
+
+
+def _consumer_program(text):
+    """Events of one consumer warpgroup's unit, in the rendered PTX's order (A_DECODER=0):
+    ('write', j) A decode of sub-step j, ('bar',), ('wait', n), ('issue', piece, set)."""
+    body = text.split("UNIT_LOOP:")[1].split("// ---------------------------------------------------------------- release")[0]
+    ev, piece = [], None
+    for m in re.finditer(r"// ---- decode A for sub-step (\d)|^\s*bar\.sync 1, 256;|wgmma\.wait_group\.sync\.aligned (\d+);"
+                         r"|// ---- piece (\d):|wgmma\.mma_async[^{]*\{[^}]*\},\s*\{(%\w)", body, re.M):
+        if m.group(1):
+            ev.append(("write", int(m.group(1))))
+        elif m.group(0).strip().startswith("bar.sync"):
+            ev.append(("bar",))
+        elif m.group(2):
+            ev.append(("wait", int(m.group(2))))
+        elif m.group(3):
+            piece = int(m.group(3))
+        elif ev[-1][0] != "issue" or ev[-1][1] != piece:
+            ev.append(("issue", piece, m.group(4)))
+    return ev
+
+
+def _simulate(program, units, nbufs, segments=2):
+    """Two consumer warpgroups run `program` per unit, `units` units per segment, the segment end being
+    wait_group 0 + barrier + the C tile staged over the a16 buffers + barrier.  A wgmma group is taken to
+    complete as late as the waits allow.  Raises AssertionError on an a16 write while a group that may
+    read the old contents is pending (either warpgroup), on a group reading a buffer before both
+    warpgroups' writes are behind a common barrier, and on a fragment set rewritten before its last
+    group is known complete."""
+    full = []
+    for seg in range(segments):
+        for u in range(units):
+            full += [(e[0], 4 * (seg * units + u) + e[1]) if e[0] == "write" else
+                     (("issue", 8 * (seg * units + u) + e[1], e[2]) if e[0] == "issue" else e) for e in program]
+        full += [("wait", 0), ("bar",), ("stage",), ("bar",)]
+    # per warpgroup: groups issued (sub-step, set), guaranteed-complete count, barriers passed, write barrier
+    st = [dict(groups=[], done=0, bars=0, pos=0, wrote={}, last_set={}) for _ in range(2)]
+    published = [[], []]  # done-count of each warpgroup at each barrier
+
+    def known_done(v, me):
+        """Groups of warpgroup v known complete to warpgroup me."""
+        if v == me:
+            return st[v]["done"]
+        k = st[me]["bars"]
+        return published[v][k - 1] if k else 0
+
+    def check_free(me, sub_steps):
+        for v in range(2):
+            for gi, (s, _) in enumerate(st[v]["groups"]):
+                if s in sub_steps:
+                    assert gi < known_done(v, me), f"wg{me} rewrites a16 of sub-step {s} under wg{v}'s pending group {gi}"
+            # groups of v not yet issued that read those sub-steps would come later: v has not reached them,
+            # so v cannot have passed the barrier `me` relies on -> they must not exist
+            issued_subs = {s for s, _ in st[v]["groups"]}
+            for s in sub_steps:
+                if s not in issued_subs and v != me:
+                    assert False, f"wg{me} rewrites a16 of sub-step {s} before wg{v} even read it"
+
+    while any(w["pos"] < len(full) for w in st):
+        for me in range(2):
+            w = st[me]
+            while w["pos"] < len(full) and full[w["pos"]][0] != "bar":
+                e = full[w["pos"]]
+                w["pos"] += 1
+                if e[0] == "write":
+                    s = e[1]
+                    check_free(me, {x for x in range(s - nbufs, -1, -nbufs)})
+                    w["wrote"][s] = w["bars"]
+                elif e[0] == "stage":
+                    check_free(me, set(range(0, 10**6)) & {s for v in range(2) for s, _ in st[v]["groups"]})
+                elif e[0] == "wait":
+                    w["done"] = max(w["done"], len(w["groups"]) - e[1])
+                elif e[0] == "issue":
+                    piece, fset = e[1], e[2]
+                    s = piece // 2
+                    for v in range(2):
+                        assert s in st[v]["wrote"] and st[v]["wrote"][s] < w["bars"], \
+                            f"wg{me} reads a16 of sub-step {s} before wg{v}'s half is behind a barrier"
+                    if fset in w["last_set"]:
+                        assert w["last_set"][fset] < w["done"], f"wg{me} rewrites fragment set {fset} too early"
+                    w["last_set"][fset] = len(w["groups"])
+                    w["groups"].append((s, fset))
+        if all(w["pos"] >= len(full) for w in st):
+            break
+        assert all(w["pos"] < len(full) and full[w["pos"]] == ("bar",) for w in st), "barrier mismatch"
+        for me in range(2):
+            published[me].append(st[me]["done"])
+            st[me]["bars"] += 1
+            st[me]["pos"] += 1
+
+
+@pytest.mark.parametrize("depth", [1, 3])
+def test_consumer_pipeline_has_no_a16_or_fragment_hazard(depth):
+    consts = W.kernel_constants(wgmma_depth=depth)
+    text = _render(wgmma_depth=depth)
+    nbufs = consts["A16_BUFS"]
+    assert f"setp.eq.u32 %p_wrap, %j3, {nbufs};" in text and f"add.u32 %sm_full, %sm_a16, {nbufs}*16384;" in text
+    prog = _consumer_program(text)
+    assert [e for e in prog if e[0] == "wait"] == [("wait", depth)] * 8
+    assert [e[1] for e in prog if e[0] == "write"] == [0, 1, 2, 3]
+    assert [e[2] for e in prog if e[0] == "issue"] == ["%x", "%y", "%z", "%w"] * 2  # four fragment sets
+    for units in (1, 2, 5):
+        _simulate(prog, units, nbufs)
+    assert W.shared_bytes(4, wgmma_depth=depth) <= 227 * 1024
+
+
+def test_hazard_model_catches_a_too_deep_queue():
+    """The model must fail when the queue outruns the a16 ring (WG_WAIT 3 with three buffers)."""
+    text = _render(wgmma_depth=3)
+    prog = _consumer_program(text)
+    with pytest.raises(AssertionError):
+        _simulate(prog, 2, 3)
+    shallow = [("wait", 1) if e[0] == "wait" else e for e in prog]
+    two_sets = [(e[0], e[1], {"%z": "%x", "%w": "%y"}.get(e[2], e[2])) if e[0] == "issue" else e for e in shallow]
+    _simulate(two_sets, 2, 3)  # the old two-set, wait 1, three-buffer pipeline is fine
+    with pytest.raises(AssertionError):  # two sets with a deep queue are not
+        _simulate([("wait", 3) if e[0] == "wait" else e for e in two_sets], 2, 4)
 
 
 # ============================================================== GPU

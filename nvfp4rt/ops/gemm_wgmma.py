@@ -66,7 +66,10 @@ TILE = 128
 #: K values per unit (one ring stage): 128 bytes of each a/b row, 16 scale bytes.
 STAGE_K = 256
 _STAGE_BYTES = 2 * TILE * (STAGE_K // 2) + 2 * TILE * (STAGE_K // 16)  # 36864
-_A16_BYTES = 3 * TILE * 128  # three decoded-A buffers of 128 rows x k64 fp16
+_A16_BUF_BYTES = TILE * 128  # one decoded-A buffer: 128 rows x k64 fp16
+#: wgmma groups each consumer leaves in flight at its per-piece wait (template constant WG_WAIT):
+#: 1 (two fragment sets busy, 3 a16 buffers) or 3 (four sets, 4 a16 buffers; A_DECODER=0 only)
+WGMMA_DEPTHS = (1, 3)
 _ALIGN_SLACK = 1024
 _PARTIAL_BYTES = TILE * TILE * 4  # one fp32 partial tile
 #: K must be a multiple of this (the kernel's decode granule is one 16-byte piece of a row = k32;
@@ -76,12 +79,19 @@ MIN_STAGES, MAX_STAGES = 2, 4
 _DEFAULT_STAGES = 4
 
 
-def shared_bytes(num_stages: int, a_decoder: bool = False, a_bufs: int = 4) -> int:
+def a16_buffers(wgmma_depth: int) -> int:
+    """a16 buffers the A_DECODER=0 kernel needs so that the one-sub-step-ahead A decode never rewrites a
+    buffer that a wgmma may still read: WG_WAIT <= 2 * A16_BUFS - 5 (the PTX header derives it)."""
+    return 3 if wgmma_depth == 1 else 4
+
+
+def shared_bytes(num_stages: int, a_decoder: bool = False, a_bufs: int = 4, wgmma_depth: int = 1) -> int:
     """Dynamic shared memory of one CTA (see the PTX header's launch contract)."""
     if a_decoder:
         return (_ALIGN_SLACK + num_stages * _STAGE_BYTES + a_bufs * TILE * 128 + _C_STAGE_BYTES
                 + 16 * num_stages + 16 * a_bufs + 16)
-    return _ALIGN_SLACK + num_stages * _STAGE_BYTES + _A16_BYTES + 16 * num_stages + 16
+    return (_ALIGN_SLACK + num_stages * _STAGE_BYTES + a16_buffers(wgmma_depth) * _A16_BUF_BYTES
+            + 16 * num_stages + 16)
 
 
 @dataclass(frozen=True)
@@ -213,19 +223,25 @@ def supports(m, n, k, l, layout=None) -> bool:
         return False
 
 
-def kernel_constants(normal_operands: bool = True, a_decoder: bool = False, a_bufs: int = 4) -> dict:
+def kernel_constants(normal_operands: bool = False, a_decoder: bool = False, a_bufs: int = 4,
+                     wgmma_depth: int = 1) -> dict:
     """The template constants of one kernel variant (see the PTX header)."""
+    if wgmma_depth not in WGMMA_DEPTHS:
+        raise ValueError(f"wgmma_depth must be one of {WGMMA_DEPTHS}, got {wgmma_depth!r}")
+    if a_decoder and wgmma_depth != 1:
+        raise ValueError("wgmma_depth=3 needs a_decoder=False (the decoder ring releases a16 buffers "
+                         "after a wait_group 1)")
     return {"NORMAL_OPERANDS": 1 if normal_operands else 0, "A_DECODER": 1 if a_decoder else 0,
-            "A_BUFS": int(a_bufs)}
+            "A_BUFS": int(a_bufs), "WG_WAIT": int(wgmma_depth), "A16_BUFS": a16_buffers(wgmma_depth)}
 
 
 @lru_cache(maxsize=None)
-def _kernel(ordinal: int, normal_operands: bool, a_decoder: bool = False, a_bufs: int = 4):
+def _kernel(ordinal: int, normal_operands: bool, a_decoder: bool = False, a_bufs: int = 4, wgmma_depth: int = 1):
     from ..module import load
 
     dev = driver.Device(ordinal)
     return load(ptx_dir() / _KERNEL_FILE, device=dev, target="sm_90a",
-                constants=kernel_constants(normal_operands, a_decoder, a_bufs)).kernel(_ENTRY)
+                constants=kernel_constants(normal_operands, a_decoder, a_bufs, wgmma_depth)).kernel(_ENTRY)
 
 
 def _check_alpha(alpha) -> float:
@@ -257,12 +273,15 @@ class GemmWgmmaPlan:
     """A Hopper NVFP4 GEMM of fixed size on one device, ready to launch again and again.
 
     ``GemmWgmmaPlan(m, n, k, l=1, layout=None, *, device=None, alpha=1.0, stages=None,
-    units_per_cta=None, multicast=False, normal_operands=True)``.
+    units_per_cta=None, multicast=False, normal_operands=False, a_decoder=False, a_bufs=4, wgmma_depth=1)``.
     ``plan.run(a, b, sfa, sfb, c, stream=None)`` (also ``plan(...)``) launches;
     see the module docstring for the array layouts.  ``multicast=True`` (TMA
     multicast of A across a cluster) is not implemented yet and raises.
-    ``normal_operands=False`` selects the kernel variant that skips one fp16
-    multiply per pair and relies on fp16 subnormal tensor-core inputs.
+    ``normal_operands=False`` (the default) selects the kernel variant that skips one fp16
+    multiply per pair and relies on fp16 subnormal tensor-core inputs (the H200 sweep
+    passed with it on every shape and both distributions); True restores the 2^14 multiply.
+    ``wgmma_depth=3`` (A_DECODER=0 only) lets each consumer keep three wgmma groups in
+    flight (four fragment register sets, four a16 buffers) instead of one.
     ``a_decoder=True`` selects the A_DECODER=1 kernel (416 threads): the otherwise
     idle producer warpgroup decodes A into a ring of ``a_bufs`` (2..4) fp16
     buffers guarded by mbarriers, the consumers only decode B and issue wgmma,
@@ -271,12 +290,16 @@ class GemmWgmmaPlan:
 
     def __init__(self, m: int, n: int, k: int, l: int = 1, layout=None, *, device=None, alpha: float = 1.0,
                  stages: int | None = None, units_per_cta: int | None = None, multicast: bool = False,
-                 normal_operands: bool = True, a_decoder: bool = False, a_bufs: int = 4):
+                 normal_operands: bool = False, a_decoder: bool = False, a_bufs: int = 4, wgmma_depth: int = 1):
         if not isinstance(a_decoder, bool):
             raise TypeError(f"a_decoder must be a bool, got {type(a_decoder).__name__}")
         if isinstance(a_bufs, bool) or not isinstance(a_bufs, (int, np.integer)) or a_bufs not in A_BUFS_CHOICES:
             raise ValueError(f"a_bufs must be one of {A_BUFS_CHOICES}, got {a_bufs!r}")
         self.a_decoder, self.a_bufs = a_decoder, int(a_bufs)
+        if isinstance(wgmma_depth, bool) or not isinstance(wgmma_depth, (int, np.integer)):
+            raise TypeError(f"wgmma_depth must be an int, got {type(wgmma_depth).__name__}")
+        kernel_constants(False, a_decoder, self.a_bufs, int(wgmma_depth))  # validates the combination
+        self.wgmma_depth = int(wgmma_depth)
         if a_decoder and stages is None:
             stages = 3  # 4 raw stages + 4 a16 buffers + the C tile would pass the 227 KB opt-in limit
         if not isinstance(multicast, bool):
@@ -305,13 +328,13 @@ class GemmWgmmaPlan:
         self.geometry = wgmma_geometry(m, n, k, l, props.sm_count, stages=stages, units_per_cta=units_per_cta)
         g = self.geometry
         self.m, self.n, self.k, self.l = g.m, g.n, g.k, g.l
-        self.shared_mem = shared_bytes(g.num_stages, a_decoder, self.a_bufs)
+        self.shared_mem = shared_bytes(g.num_stages, a_decoder, self.a_bufs, self.wgmma_depth)
         if self.shared_mem > props.max_shared_per_block_optin:
             raise ValueError(f"stages={g.num_stages} (a_decoder={a_decoder}, a_bufs={self.a_bufs}) needs "
                              f"{self.shared_mem} bytes of shared memory; the device allows "
                              f"{props.max_shared_per_block_optin}")
         self.threads = _THREADS_DECODER if a_decoder else _THREADS
-        self.kernel = _kernel(self.device.ordinal, normal_operands, a_decoder, self.a_bufs)
+        self.kernel = _kernel(self.device.ordinal, normal_operands, a_decoder, self.a_bufs, self.wgmma_depth)
         self.kernel.set_max_dynamic_shared(self.shared_mem)
 
         from ..memory import DeviceAllocation
@@ -442,4 +465,5 @@ class GemmWgmmaPlan:
         return (f"<GemmWgmmaPlan m={g.m} n={g.n} k={g.k} l={g.l} grid={g.grid} units/cta={g.units_per_cta} "
                 f"stages={g.num_stages} split_tiles={g.split_tiles}"
                 + (f" a_decoder a_bufs={self.a_bufs}" if self.a_decoder else "")
+                + (f" wgmma_depth={self.wgmma_depth}" if self.wgmma_depth != 1 else "")
                 + ("" if self.normal_operands else " subnormal_operands") + ">")
