@@ -859,9 +859,21 @@ def test_matches_float64_reference(m, n, k, l, distribution):
 
 @pytest.mark.gpu
 @requires_gpu
+@pytest.mark.parametrize("m,n,k,l", [(128, 7168, 2048, 1), (127, 129, 320, 1), (200, 1000, 1088, 2), (1, 1, 64, 1)])
+@pytest.mark.parametrize("plan_kwargs", [dict(wgmma_depth=3), dict(wgmma_depth=3, stages=2), dict(normal_operands=True),
+                                         dict(a_decoder=True, a_bufs=3, stages=3)])
+def test_variants_match_float64_reference(m, n, k, l, plan_kwargs):
+    for distribution in ("competition", "wide"):
+        res, *_ = _run_case(m, n, k, l, distribution, **plan_kwargs)
+        assert res.ok, (distribution, res.report())
+
+
+@pytest.mark.gpu
+@requires_gpu
+@pytest.mark.parametrize("depth", [1, 3])
 @pytest.mark.parametrize("upc", [1, 3, 1000])
-def test_split_choice_does_not_change_the_result(upc):
-    res, plan, dev, c, ref = _run_case(128, 1024, 2048, 1, "wide", units_per_cta=upc)
+def test_split_choice_does_not_change_the_result(upc, depth):
+    res, plan, dev, c, ref = _run_case(128, 1024, 2048, 1, "wide", units_per_cta=upc, wgmma_depth=depth)
     assert res.ok, res.report()
     first = c.numpy().copy()
     plan.run(dev["a"], dev["b"], dev["sfa"], dev["sfb"], c)  # counters were reset by the last CTAs

@@ -4,9 +4,9 @@
     PYTHONPATH=. python3 tools/gemm_wgmma_check.py --small        # few small shapes, one launch each
     PYTHONPATH=. python3 tools/gemm_wgmma_check.py --sweep        # every kernel variant on the 3 bench shapes
     compute-sanitizer --tool memcheck python3 tools/gemm_wgmma_check.py --small
-    options: --stages S, --units-per-cta U (forces the stream-K split), --subnormal-operands
-             (NORMAL_OPERANDS=0 kernel), --multicast (refused until implemented), --no-time,
-             --iters N, --info (prints geometry and ptxas resources)
+    options: --stages S, --units-per-cta U (forces the stream-K split), --normal-operands
+             (NORMAL_OPERANDS=1 kernel; subnormal fp16 operands are the default), --wgmma-depth 1|3,
+             --multicast (refused until implemented), --no-time, --iters N, --info (ptxas resources)
 
 --sweep: the benchmark shapes' data (both distributions, fresh) and references are made once;
 then each variant of SWEEP runs in its own child process under a timeout (a hung TMA/mbarrier
@@ -43,14 +43,15 @@ SMALL = [(1, 1, 64, 1), (127, 129, 320, 1), (64, 300, 256, 2), (128, 256, 1024, 
 
 
 #: kernel variants (GemmWgmmaPlan options) compared by --sweep; see ptx/gemm_nvfp4_wgmma.ptx's header
+#: (all with subnormal fp16 operands, NORMAL_OPERANDS=0, unless named _n)
 SWEEP = {
-    "base": dict(),                                               # consumers decode A, 4 raw stages
-    "base_sub": dict(normal_operands=False),                      # + NORMAL_OPERANDS=0 (one HMUL2 less per pair)
+    "base": dict(),                                               # consumers decode A one sub-step ahead, 4 stages
+    "base_n": dict(normal_operands=True),                         # + the 2^14 HMUL2 per pair (the old default)
+    "deep": dict(wgmma_depth=3),                                  # 4 fragment sets, 3 wgmma groups in flight, 4 a16
+    "deep_s3": dict(wgmma_depth=3, stages=3),                     # the same with a 3-stage ring
+    "deep_s2": dict(wgmma_depth=3, stages=2),
     "dec4": dict(a_decoder=True, a_bufs=4, stages=3),             # A decoder warpgroup, 4 a16 buffers, 3 stages
-    "dec4_sub": dict(a_decoder=True, a_bufs=4, stages=3, normal_operands=False),
     "dec3": dict(a_decoder=True, a_bufs=3, stages=3),
-    "dec2_s4": dict(a_decoder=True, a_bufs=2, stages=4),
-    "dec4_s2": dict(a_decoder=True, a_bufs=4, stages=2),
 }
 SWEEP_TIMEOUT_S = 60
 
@@ -177,7 +178,9 @@ def main(argv=None):
     ap.add_argument("--small", action="store_true")
     ap.add_argument("--stages", type=int)
     ap.add_argument("--units-per-cta", type=int)
-    ap.add_argument("--subnormal-operands", action="store_true")
+    ap.add_argument("--normal-operands", action="store_true", help="NORMAL_OPERANDS=1 (2^14 multiply per pair)")
+    ap.add_argument("--subnormal-operands", action="store_true", help="accepted for old scripts: the default now")
+    ap.add_argument("--wgmma-depth", type=int, default=1, choices=W.WGMMA_DEPTHS)
     ap.add_argument("--multicast", action="store_true")
     ap.add_argument("--no-time", action="store_true")
     ap.add_argument("--iters", type=int, default=100)
@@ -204,15 +207,15 @@ def main(argv=None):
     dev = nvfp4rt.device()
     print(f"device: {dev.properties.name}, {dev.properties.sm_count} SMs", flush=True)
     kw = dict(stages=args.stages, units_per_cta=args.units_per_cta, multicast=args.multicast,
-              normal_operands=not args.subnormal_operands)
+              normal_operands=args.normal_operands, wgmma_depth=args.wgmma_depth)
     if args.variant:
         kw.update(SWEEP[args.variant])
     if args.info:
         from nvfp4rt.assemble import assemble
 
         rep = assemble(Path(W.__file__).resolve().parent.parent.parent / "ptx" / "gemm_nvfp4_wgmma.ptx", "sm_90a",
-                       W.kernel_constants(kw.get("normal_operands", True), kw.get("a_decoder", False),
-                                          kw.get("a_bufs", 4)))
+                       W.kernel_constants(kw.get("normal_operands", False), kw.get("a_decoder", False),
+                                          kw.get("a_bufs", 4), kw.get("wgmma_depth", 1)))
         print(rep.log.strip())
     bad = 0
     shapes = SMALL if args.small else BENCH + AWKWARD
