@@ -235,6 +235,12 @@ def kernel_constants(normal_operands: bool = False, a_decoder: bool = False, a_b
             "A_BUFS": int(a_bufs), "WG_WAIT": int(wgmma_depth), "A16_BUFS": a16_buffers(wgmma_depth)}
 
 
+def operands_normal(alpha: float, requested: bool) -> bool:
+    """The NORMAL_OPERANDS choice for ``alpha``: the subnormal-operand kernel takes alpha * 2^28 as an
+    fp32 parameter, so an alpha that large would overflow; those fall back to normal operands."""
+    return bool(requested) or abs(float(alpha)) * 2.0**28 > float(np.finfo(np.float32).max)
+
+
 @lru_cache(maxsize=None)
 def _kernel(ordinal: int, normal_operands: bool, a_decoder: bool = False, a_bufs: int = 4, wgmma_depth: int = 1):
     from ..module import load
@@ -309,7 +315,7 @@ class GemmWgmmaPlan:
         if not isinstance(normal_operands, bool):
             raise TypeError(f"normal_operands must be a bool, got {type(normal_operands).__name__}")
         self.alpha = _check_alpha(alpha)
-        self.normal_operands = normal_operands
+        self.normal_operands = operands_normal(self.alpha, normal_operands)
         # validate the sizes before touching the GPU
         wgmma_geometry(m, n, k, l, 1, stages=stages, units_per_cta=units_per_cta)
         self.layout = _layout(m, n, k, l, layout)
