@@ -512,6 +512,13 @@ def test_last_arrival_sums_in_cta_order_whatever_the_arrival_order():
 
 # ============================================================== plan validation (no GPU needed)
 
+def test_subnormal_operands_unless_alpha_would_overflow():
+    assert W.operands_normal(1.0, False) is False and W.operands_normal(1.0, True) is True
+    assert W.operands_normal(-1e30, False) is False        # 1e30 * 2^28 ~ 2.7e38 still fits fp32
+    assert W.operands_normal(2e30, False) is True          # 5.4e38 would not
+    assert W.kernel_constants()["NORMAL_OPERANDS"] == 0    # the default kernel
+
+
 @pytest.mark.parametrize("kwargs,exc,match", [
     (dict(m=0, n=1, k=64), ValueError, "m must be a positive int"),
     (dict(m=1, n=1, k=96), ValueError, "multiple of 64"),
@@ -524,13 +531,6 @@ def test_last_arrival_sums_in_cta_order_whatever_the_arrival_order():
     (dict(m=1, n=1, k=64, wgmma_depth=True), TypeError, "wgmma_depth must be an int"),
     (dict(m=1, n=1, k=64, wgmma_depth=3, a_decoder=True), ValueError, "needs a_decoder=False"),
 ])
-def test_subnormal_operands_unless_alpha_would_overflow():
-    assert W.operands_normal(1.0, False) is False and W.operands_normal(1.0, True) is True
-    assert W.operands_normal(-1e30, False) is False        # 1e30 * 2^28 ~ 2.7e38 still fits fp32
-    assert W.operands_normal(2e30, False) is True          # 5.4e38 would not
-    assert W.kernel_constants()["NORMAL_OPERANDS"] == 0    # the default kernel
-
-
 def test_bad_plan_arguments_raise_before_any_gpu_work(kwargs, exc, match):
     with pytest.raises(exc, match=match):
         W.GemmWgmmaPlan(**kwargs)
