@@ -538,8 +538,11 @@ def test_bad_plan_arguments_raise_before_any_gpu_work(kwargs, exc, match):
 
 def test_kernel_file_is_ascii_with_a_header():
     KERNEL.read_bytes().decode("ascii")
-    assert PTX.splitlines()[0] == ("// nvfp4rt: targets=sm_90a constants=NORMAL_OPERANDS=0,A_DECODER=0,A_BUFS=4,"
-                                   "WG_WAIT=1,A16_BUFS=3")
+    head = PTX.splitlines()[0]
+    assert head.startswith("// nvfp4rt: targets=sm_90a constants=")
+    declared = dict(kv.split("=") for kv in head.split("constants=")[1].split(","))
+    # the header's defaults are exactly the default plan's constants
+    assert {k: int(v) for k, v in declared.items()} == W.kernel_constants()
 
 
 def test_decoder_writes_the_same_a16_bytes_as_the_consumer_decode():
@@ -681,6 +684,7 @@ except ImportError:  # pragma: no cover
 @pytest.mark.skipif(not _HAVE_PTXAS, reason="ptxas not found")
 @pytest.mark.parametrize("constants", [dict(normal_operands=True), dict(normal_operands=False),
                                        dict(wgmma_depth=3), dict(wgmma_depth=3, normal_operands=True),
+                                       dict(tile_n=256), dict(tile_n=256, normal_operands=True),
                                        dict(a_decoder=True, a_bufs=4), dict(a_decoder=True, a_bufs=4, normal_operands=False),
                                        dict(a_decoder=True, a_bufs=3), dict(a_decoder=True, a_bufs=2)])
 def test_kernel_assembles_without_spills_or_wgmma_serialisation(constants):
@@ -695,7 +699,10 @@ def test_kernel_assembles_without_spills_or_wgmma_serialisation(constants):
 def test_setup_offsets_are_the_xor_forms_the_model_uses():
     """offB_pp = offB0 ^ 16pp, raw A chunk 2j + wg = offA0 ^ 32j, decoded chunk 4wg + i = stA0 ^ 16i,
     and the B scale byte of piece 2j + q at sfB + 4j + 2q with sfB = 32768 + 16 rowB + t/2."""
-    setup = PTX.split("// ================================================================== consumers")[1].split("SEG_LOOP:")[0]
+    setup = _render().split("// ================================================================== consumers")[1].split("SEG_LOOP:")[0]
+    # the replay's slot layout (stage_slot) is the default stage layout the kernel is built with
+    assert W.stage_layout(128) == {"A_OFF": 16384, "SFB_OFF": 32768, "SFA_OFF": 34816, "STAGE_BYTES": 36864}
+    assert "add.u32 %tmp, %tmp, 16384;" in setup and "add.u32 %sfA, %sfA, 34816;" in setup
     for line in ("shl.b32 %tmp, %rowB, 7;", "shl.b32 %tmp2, %t, 2;", "xor.b32 %x, %g, 0;", "add.u32 %offB0, %tmp, %x;",
                  "shl.b32 %sfB, %rowB, 4;", "add.u32 %sfB, %sfB, 32768;", "shr.u32 %tmp, %t, 1;",
                  "add.u32 %sfB, %sfB, %tmp;", "add.u32 %offA0, %tmp, %x;", "add.u32 %stA0, %tmp, %x;"):
@@ -834,6 +841,103 @@ def test_hazard_model_catches_a_too_deep_queue():
         _simulate([("wait", 3) if e[0] == "wait" else e for e in two_sets], 2, 4)
 
 
+# ============================================================== tile_n=256 (B_BLOCKS=2)
+
+def test_stage_layout_and_shared_memory_of_both_tile_widths():
+    assert W.stage_layout(128) == {"A_OFF": 16384, "SFB_OFF": 32768, "SFA_OFF": 34816, "STAGE_BYTES": 36864}
+    assert W.stage_layout(256) == {"A_OFF": 32768, "SFB_OFF": 49152, "SFA_OFF": 53248, "STAGE_BYTES": 55296}
+    for tile_n in (128, 256):
+        lay = W.stage_layout(tile_n)
+        assert lay["A_OFF"] % 1024 == 0 and lay["STAGE_BYTES"] % 1024 == 0  # 128B-swizzle atoms stay aligned
+    assert W.shared_bytes(3, tile_n=256) == 1024 + 3 * 55296 + 3 * 16384 + 16 * 3 + 16 <= 227 * 1024
+    geo = W.wgmma_geometry(128, 7168, 16384, 1, 132, tile_n=256)
+    assert (geo.n_tiles, geo.counters, geo.workspace_bytes) == (28, 56, 4 * geo.grid * 128 * 128 * 4)
+    with pytest.raises(ValueError, match="tile_n"):
+        W.wgmma_geometry(128, 256, 256, 1, 132, tile_n=192)
+    with pytest.raises(ValueError, match="a_decoder=False"):
+        W.kernel_constants(a_decoder=True, tile_n=256)
+    with pytest.raises(ValueError, match="wgmma_depth=1"):
+        W.kernel_constants(wgmma_depth=3, tile_n=256)
+
+
+def test_wide_variant_second_half_mirrors_the_first():
+    """B_BLOCKS=2: per piece the words of rows g + 128, g + 136 (+16384 / +17408 bytes, scales +2048 / +2176)
+    go through the same decode into the c/d fragments, and each wgmma has a twin on %bcc with the same
+    descriptor and the same scale-d predicate; setmaxnreg splits the 384 x 168 registers 56 / 224."""
+    text = _render(tile_n=256)
+    code = _code(text)
+    assert "setmaxnreg.inc.sync.aligned.u32 240;" in code and "setmaxnreg.dec.sync.aligned.u32 24;" in code
+    assert 128 * 24 + 256 * 240 == 384 * 168
+    assert "setmaxnreg" not in "".join(_code(_render()))
+    for pp in range(8):
+        pre = text.split(f"// ---- prefetch piece {pp}:")[1].split("// ---- piece")[0]
+        o = 4 * (pp // 2) + 2 * (pp % 2)
+        for line in ("ld.shared.b32 %w2, [%addr+16384];", "ld.shared.b32 %w3, [%addr+17408];",
+                     f"ld.shared.u8 %sb2, [%sfslot+{o + 2048}];", f"ld.shared.u8 %sb3, [%sfslot+{o + 2176}];"):
+            assert line in pre, (pp, line)
+        blk = text.split(f"// ---- piece {pp}:")[1].split("wgmma.commit_group")[0]
+        fs = "xyzw"[pp % 4]
+        ren = {"%w0": "%w2", "%w1": "%w3", "%sw0": "%sw2", "%sw1": "%sw3", f"%{fs}a": f"%{fs}c", f"%{fs}b": f"%{fs}d"}
+        d0 = blk[blk.index("shf.l.wrap.b32 %xr, %w0, %w0, 3;"):blk.index("shf.l.wrap.b32 %xr, %w2, %w2, 3;")]
+        d1 = blk[blk.index("shf.l.wrap.b32 %xr, %w2, %w2, 3;"):blk.index("wgmma.fence.sync.aligned;")]
+        d1 = d1.split("mbarrier")[0]
+        for a, b in ren.items():
+            d0 = d0.replace(a, b)
+        assert _code(d0) == _code(d1)[:len(_code(d0))] and len(_code(d0)) > 20
+        wg = re.findall(r"wgmma\.mma_async\.sync\.aligned\.m64n128k16\.f32\.f16\.f16\s*\{(%\w+)[^}]*\},\s*\{(%\w+)[^}]*\}, "
+                        r"%desc, %p_acc", blk)
+        assert wg == [("%acc0", f"%{fs}a0"), ("%bcc0", f"%{fs}c0"), ("%acc0", f"%{fs}b0"), ("%bcc0", f"%{fs}d0")], wg
+        between = blk.split("wgmma.mma_async")[1:3]  # nothing may flip p_acc between the twins
+        assert "setp" not in between[0]
+
+
+def test_wide_epilogue_runs_two_virtual_tiles():
+    text = _render(tile_n=256)
+    epi = text.split("segment epilogue")[1].split("NEXT_SEG:")[0]
+    code = _code(epi)
+    assert code[:4] == ["wgmma.wait_group.sync.aligned 0;", "mov.u32 %blk, 0;", "EPI_PASS:",
+                        "mad.lo.u32 %vcta, %cta, 2, %blk;"]
+    assert "mad.lo.u32 %vtile, %tile, 2, %blk;" in code
+    assert "mul.wide.u32 %off64, %vtile, 4;" in code          # counter of the virtual tile
+    assert "shl.b32 %tmp, %vcta, 1;" in code                  # own partial slot 2*vcta + sidx
+    assert "mad.lo.u32 %tmp, %cc, 2, %blk;" in code           # contributor cc's slot of the same half
+    assert "mul.lo.u32 %n0, %nt, 256;" in code and "shl.b32 %tmp, %blk, 7;" in code
+    tail = code[code.index("EPI_NEXT:"):]
+    assert tail[:4] == ["EPI_NEXT:", "setp.ne.u32 %p_more, %blk, 0;", "@%p_more bra NEXT_SEG;", "mov.u32 %blk, 1;"]
+    assert tail[4:68] == [f"mov.f32 %acc{i}, %bcc{i};" for i in range(64)] and tail[68] == "bra.uni EPI_PASS;"
+    assert "@%p_last bra EPI_NEXT;" in code and "@%p_last bra NEXT_SEG;" not in code
+    # the default layout renders the same epilogue with factor 1 and no second pass
+    base = _code(_render().split("segment epilogue")[1].split("NEXT_SEG:")[0])
+    assert "mad.lo.u32 %vcta, %cta, 1, %blk;" in base and "bra.uni EPI_PASS;" not in base
+    prod = _code(text.split("PRODUCER:")[1])
+    assert "mbarrier.arrive.expect_tx.shared::cta.b64 %mbstate, [%bar], 55296;" in prod
+    assert "add.u32 %addr, %slot_addr, 32768;" in prod and "add.u32 %addr, %slot_addr, 49152;" in prod
+    assert "add.u32 %addr, %slot_addr, 53248;" in prod and "mul.lo.u32 %n0, %nt, 256;" in prod
+
+
+def test_wide_stage_replay_equals_the_matrix_product():
+    """Replay one k256 stage of a 256-row B tile with the same per-piece facts: rows rowB (accumulator
+    acc) and rowB + 128 (bcc), the second half's words 16384 bytes and scales 2048 bytes further."""
+    rng = np.random.default_rng()
+    a, b0, sfa, sfb0 = random_stage(rng)
+    _, b1, _, sfb1 = random_stage(rng)
+    D0 = replay_stage(a, b0, sfa, sfb0, False)
+    D1 = replay_stage(a, b1, sfa, sfb1, False)
+    ref = decoded(np.concatenate([b0, b1]), np.concatenate([sfb0, sfb1])) @ decoded(a, sfa).T * 2.0**-28
+    np.testing.assert_allclose(np.concatenate([D0[0], D0[1], D1[0], D1[1]]), ref, rtol=1e-12, atol=0)
+    lay = W.stage_layout(256)
+    assert lay["A_OFF"] == 128 * 256 and lay["SFB_OFF"] - lay["A_OFF"] == 128 * 128 and 16384 == 128 * 128
+    assert lay["SFA_OFF"] - lay["SFB_OFF"] == 256 * 16 and 2048 == 128 * 16
+
+
+@pytest.mark.parametrize("depth", [1])
+def test_wide_consumer_pipeline_has_no_a16_or_fragment_hazard(depth):
+    text = _render(wgmma_depth=depth, tile_n=256)
+    prog = _consumer_program(text)
+    assert [e for e in prog if e[0] == "wait"] == [("wait", depth)] * 8
+    _simulate(prog, 3, W.kernel_constants(wgmma_depth=depth, tile_n=256)["A16_BUFS"])
+
+
 # ============================================================== GPU
 
 def _run_case(m, n, k, l, distribution, **plan_kwargs):
@@ -868,6 +972,7 @@ def test_matches_float64_reference(m, n, k, l, distribution):
 @requires_gpu
 @pytest.mark.parametrize("m,n,k,l", [(128, 7168, 2048, 1), (127, 129, 320, 1), (200, 1000, 1088, 2), (1, 1, 64, 1)])
 @pytest.mark.parametrize("plan_kwargs", [dict(wgmma_depth=3), dict(wgmma_depth=3, stages=2), dict(normal_operands=True),
+                                         dict(tile_n=256), dict(tile_n=256, stages=2),
                                          dict(a_decoder=True, a_bufs=3, stages=3)])
 def test_variants_match_float64_reference(m, n, k, l, plan_kwargs):
     for distribution in ("competition", "wide"):
@@ -877,10 +982,10 @@ def test_variants_match_float64_reference(m, n, k, l, plan_kwargs):
 
 @pytest.mark.gpu
 @requires_gpu
-@pytest.mark.parametrize("depth", [1, 3])
+@pytest.mark.parametrize("kw", [dict(), dict(wgmma_depth=3), dict(tile_n=256)])
 @pytest.mark.parametrize("upc", [1, 3, 1000])
-def test_split_choice_does_not_change_the_result(upc, depth):
-    res, plan, dev, c, ref = _run_case(128, 1024, 2048, 1, "wide", units_per_cta=upc, wgmma_depth=depth)
+def test_split_choice_does_not_change_the_result(upc, kw):
+    res, plan, dev, c, ref = _run_case(128, 1024, 2048, 1, "wide", units_per_cta=upc, **kw)
     assert res.ok, res.report()
     first = c.numpy().copy()
     plan.run(dev["a"], dev["b"], dev["sfa"], dev["sfb"], c)  # counters were reset by the last CTAs

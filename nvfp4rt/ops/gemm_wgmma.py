@@ -61,11 +61,21 @@ _THREADS_DECODER = 416
 #: a16 ring depths the A_DECODER=1 kernel is built for (template constant A_BUFS)
 A_BUFS_CHOICES = (2, 3, 4)
 _C_STAGE_BYTES = 128 * 272  # the fp16 C staging tile (A_DECODER=1 gives it its own space)
-#: Rows of A (m) and of B (n) per CTA tile.
+#: Rows of A (m) per CTA tile, and of B (n) in the default layout.
 TILE = 128
+#: B rows per CTA tile the kernel is built for (template constant TILE_N = 128 * B_BLOCKS): 256 gives
+#: each consumer warpgroup two m64n128 accumulators and shares each CTA's A decode over twice the rows
+TILE_N_CHOICES = (128, 256)
 #: K values per unit (one ring stage): 128 bytes of each a/b row, 16 scale bytes.
 STAGE_K = 256
 _STAGE_BYTES = 2 * TILE * (STAGE_K // 2) + 2 * TILE * (STAGE_K // 16)  # 36864
+
+
+def stage_layout(tile_n: int = TILE) -> dict:
+    """Byte offsets of one ring slot [B tile_n x 128 | A 128 x 128 | sfb tile_n x 16 | sfa 128 x 16]."""
+    b = tile_n * (STAGE_K // 2)
+    return {"A_OFF": b, "SFB_OFF": b + TILE * (STAGE_K // 2), "SFA_OFF": b + TILE * (STAGE_K // 2) + tile_n * 16,
+            "STAGE_BYTES": b + TILE * (STAGE_K // 2) + tile_n * 16 + TILE * 16}
 _A16_BUF_BYTES = TILE * 128  # one decoded-A buffer: 128 rows x k64 fp16
 #: wgmma groups each consumer leaves in flight at its per-piece wait (template constant WG_WAIT):
 #: 1 (two fragment sets busy, 3 a16 buffers) or 3 (four sets, 4 a16 buffers; A_DECODER=0 only)
@@ -85,13 +95,14 @@ def a16_buffers(wgmma_depth: int) -> int:
     return 3 if wgmma_depth == 1 else 4
 
 
-def shared_bytes(num_stages: int, a_decoder: bool = False, a_bufs: int = 4, wgmma_depth: int = 1) -> int:
+def shared_bytes(num_stages: int, a_decoder: bool = False, a_bufs: int = 4, wgmma_depth: int = 1,
+                 tile_n: int = TILE) -> int:
     """Dynamic shared memory of one CTA (see the PTX header's launch contract)."""
     if a_decoder:
         return (_ALIGN_SLACK + num_stages * _STAGE_BYTES + a_bufs * TILE * 128 + _C_STAGE_BYTES
                 + 16 * num_stages + 16 * a_bufs + 16)
-    return (_ALIGN_SLACK + num_stages * _STAGE_BYTES + a16_buffers(wgmma_depth) * _A16_BUF_BYTES
-            + 16 * num_stages + 16)
+    return (_ALIGN_SLACK + num_stages * stage_layout(tile_n)["STAGE_BYTES"]
+            + a16_buffers(wgmma_depth) * _A16_BUF_BYTES + 16 * num_stages + 16)
 
 
 @dataclass(frozen=True)
@@ -109,6 +120,7 @@ class GemmWgmmaGeometry:
     units_per_cta: int
     grid: int
     num_stages: int
+    tile_n: int = TILE
 
     @property
     def tiles(self) -> int:
@@ -120,8 +132,13 @@ class GemmWgmmaGeometry:
 
     @property
     def workspace_bytes(self) -> int:
-        """fp32 partial tiles: two slots per CTA (its first and its last tile)."""
-        return 2 * self.grid * _PARTIAL_BYTES
+        """fp32 partial tiles: two slots per CTA (its first and its last tile) per 128-row half of a tile."""
+        return 2 * self.grid * _PARTIAL_BYTES * (self.tile_n // TILE)
+
+    @property
+    def counters(self) -> int:
+        """Arrival counters: one per 128-row half of each tile (the kernel's virtual tiles)."""
+        return self.tiles * (self.tile_n // TILE)
 
     @property
     def split_tiles(self) -> int:
@@ -141,7 +158,7 @@ def _check_positive_int(name: str, v) -> int:
 
 
 def wgmma_geometry(m: int, n: int, k: int, l: int, sm_count: int, *, stages: int | None = None,
-                   units_per_cta: int | None = None) -> GemmWgmmaGeometry:
+                   units_per_cta: int | None = None, tile_n: int = TILE) -> GemmWgmmaGeometry:
     """The work split for one GEMM (pure).
 
     ``units_per_cta`` defaults to ``ceil(units / sm_count)`` (one CTA per SM,
@@ -152,7 +169,9 @@ def wgmma_geometry(m: int, n: int, k: int, l: int, sm_count: int, *, stages: int
                             (("m", m), ("n", n), ("k", k), ("l", l), ("sm_count", sm_count)))
     if k % K_MULTIPLE:
         raise ValueError(f"k must be a multiple of {K_MULTIPLE}, got {k}")
-    m_tiles, n_tiles, k_stages = -(-m // TILE), -(-n // TILE), -(-k // STAGE_K)
+    if isinstance(tile_n, bool) or tile_n not in TILE_N_CHOICES:
+        raise ValueError(f"tile_n must be one of {TILE_N_CHOICES}, got {tile_n!r}")
+    m_tiles, n_tiles, k_stages = -(-m // TILE), -(-n // tile_n), -(-k // STAGE_K)
     units = l * m_tiles * n_tiles * k_stages
     if units >= 2**31:
         raise ValueError(f"problem too large: {units} units of 128x128xk256 do not fit the kernel's 32-bit indices")
@@ -167,7 +186,7 @@ def wgmma_geometry(m: int, n: int, k: int, l: int, sm_count: int, *, stages: int
         s = _check_positive_int("stages", stages)
         if not MIN_STAGES <= s <= MAX_STAGES:
             raise ValueError(f"stages must be in {MIN_STAGES}..{MAX_STAGES}, got {s}")
-    return GemmWgmmaGeometry(m, n, k, l, m_tiles, n_tiles, k_stages, units, upc, grid, s)
+    return GemmWgmmaGeometry(m, n, k, l, m_tiles, n_tiles, k_stages, units, upc, grid, s, tile_n)
 
 
 def tile_contributors(geo: GemmWgmmaGeometry, tile: int) -> range:
@@ -224,15 +243,23 @@ def supports(m, n, k, l, layout=None) -> bool:
 
 
 def kernel_constants(normal_operands: bool = False, a_decoder: bool = False, a_bufs: int = 4,
-                     wgmma_depth: int = 1) -> dict:
+                     wgmma_depth: int = 1, tile_n: int = TILE) -> dict:
     """The template constants of one kernel variant (see the PTX header)."""
     if wgmma_depth not in WGMMA_DEPTHS:
         raise ValueError(f"wgmma_depth must be one of {WGMMA_DEPTHS}, got {wgmma_depth!r}")
     if a_decoder and wgmma_depth != 1:
         raise ValueError("wgmma_depth=3 needs a_decoder=False (the decoder ring releases a16 buffers "
                          "after a wait_group 1)")
+    if isinstance(tile_n, bool) or tile_n not in TILE_N_CHOICES:
+        raise ValueError(f"tile_n must be one of {TILE_N_CHOICES}, got {tile_n!r}")
+    if a_decoder and tile_n != TILE:
+        raise ValueError("tile_n=256 needs a_decoder=False")
+    if tile_n != TILE and wgmma_depth != 1:
+        raise ValueError("tile_n=256 needs wgmma_depth=1 (with four fragment sets of two halves ptxas "
+                         "serialises the wgmmas for lack of registers)")
     return {"NORMAL_OPERANDS": 1 if normal_operands else 0, "A_DECODER": 1 if a_decoder else 0,
-            "A_BUFS": int(a_bufs), "WG_WAIT": int(wgmma_depth), "A16_BUFS": a16_buffers(wgmma_depth)}
+            "A_BUFS": int(a_bufs), "WG_WAIT": int(wgmma_depth), "A16_BUFS": a16_buffers(wgmma_depth),
+            "B_BLOCKS": tile_n // TILE, "TILE_N": int(tile_n), **stage_layout(tile_n)}
 
 
 def operands_normal(alpha: float, requested: bool) -> bool:
@@ -242,12 +269,13 @@ def operands_normal(alpha: float, requested: bool) -> bool:
 
 
 @lru_cache(maxsize=None)
-def _kernel(ordinal: int, normal_operands: bool, a_decoder: bool = False, a_bufs: int = 4, wgmma_depth: int = 1):
+def _kernel(ordinal: int, normal_operands: bool, a_decoder: bool = False, a_bufs: int = 4, wgmma_depth: int = 1,
+            tile_n: int = TILE):
     from ..module import load
 
     dev = driver.Device(ordinal)
     return load(ptx_dir() / _KERNEL_FILE, device=dev, target="sm_90a",
-                constants=kernel_constants(normal_operands, a_decoder, a_bufs, wgmma_depth)).kernel(_ENTRY)
+                constants=kernel_constants(normal_operands, a_decoder, a_bufs, wgmma_depth, tile_n)).kernel(_ENTRY)
 
 
 def _check_alpha(alpha) -> float:
@@ -288,6 +316,9 @@ class GemmWgmmaPlan:
     passed with it on every shape and both distributions); True restores the 2^14 multiply.
     ``wgmma_depth=3`` (A_DECODER=0 only) lets each consumer keep three wgmma groups in
     flight (four fragment register sets, four a16 buffers) instead of one.
+    ``tile_n=256`` (A_DECODER=0 only; B_BLOCKS=2) makes a CTA tile 256 B rows: each consumer
+    warpgroup holds two m64n128 accumulators (setmaxnreg: producer 24, consumers 240 registers)
+    and the A decode of a unit serves twice the B rows; ``stages`` then defaults to 3.
     ``a_decoder=True`` selects the A_DECODER=1 kernel (416 threads): the otherwise
     idle producer warpgroup decodes A into a ring of ``a_bufs`` (2..4) fp16
     buffers guarded by mbarriers, the consumers only decode B and issue wgmma,
@@ -296,7 +327,8 @@ class GemmWgmmaPlan:
 
     def __init__(self, m: int, n: int, k: int, l: int = 1, layout=None, *, device=None, alpha: float = 1.0,
                  stages: int | None = None, units_per_cta: int | None = None, multicast: bool = False,
-                 normal_operands: bool = False, a_decoder: bool = False, a_bufs: int = 4, wgmma_depth: int = 1):
+                 normal_operands: bool = False, a_decoder: bool = False, a_bufs: int = 4, wgmma_depth: int = 1,
+                 tile_n: int = TILE):
         if not isinstance(a_decoder, bool):
             raise TypeError(f"a_decoder must be a bool, got {type(a_decoder).__name__}")
         if isinstance(a_bufs, bool) or not isinstance(a_bufs, (int, np.integer)) or a_bufs not in A_BUFS_CHOICES:
@@ -304,8 +336,10 @@ class GemmWgmmaPlan:
         self.a_decoder, self.a_bufs = a_decoder, int(a_bufs)
         if isinstance(wgmma_depth, bool) or not isinstance(wgmma_depth, (int, np.integer)):
             raise TypeError(f"wgmma_depth must be an int, got {type(wgmma_depth).__name__}")
-        kernel_constants(False, a_decoder, self.a_bufs, int(wgmma_depth))  # validates the combination
-        self.wgmma_depth = int(wgmma_depth)
+        kernel_constants(False, a_decoder, self.a_bufs, int(wgmma_depth), tile_n)  # validates the combination
+        self.wgmma_depth, self.tile_n = int(wgmma_depth), int(tile_n)
+        if tile_n != TILE and stages is None:
+            stages = 3  # 55296-byte stages: 4 would pass the 227 KB limit
         if a_decoder and stages is None:
             stages = 3  # 4 raw stages + 4 a16 buffers + the C tile would pass the 227 KB opt-in limit
         if not isinstance(multicast, bool):
@@ -317,7 +351,7 @@ class GemmWgmmaPlan:
         self.alpha = _check_alpha(alpha)
         self.normal_operands = operands_normal(self.alpha, normal_operands)
         # validate the sizes before touching the GPU
-        wgmma_geometry(m, n, k, l, 1, stages=stages, units_per_cta=units_per_cta)
+        wgmma_geometry(m, n, k, l, 1, stages=stages, units_per_cta=units_per_cta, tile_n=self.tile_n)
         self.layout = _layout(m, n, k, l, layout)
         why = _layout_problem(m, n, k, l, self.layout)
         if why:
@@ -331,23 +365,25 @@ class GemmWgmmaPlan:
                              f"is compute capability {major}.{minor}")
         self.device.activate()
         props = self.device.properties
-        self.geometry = wgmma_geometry(m, n, k, l, props.sm_count, stages=stages, units_per_cta=units_per_cta)
+        self.geometry = wgmma_geometry(m, n, k, l, props.sm_count, stages=stages, units_per_cta=units_per_cta,
+                                       tile_n=self.tile_n)
         g = self.geometry
         self.m, self.n, self.k, self.l = g.m, g.n, g.k, g.l
-        self.shared_mem = shared_bytes(g.num_stages, a_decoder, self.a_bufs, self.wgmma_depth)
+        self.shared_mem = shared_bytes(g.num_stages, a_decoder, self.a_bufs, self.wgmma_depth, self.tile_n)
         if self.shared_mem > props.max_shared_per_block_optin:
             raise ValueError(f"stages={g.num_stages} (a_decoder={a_decoder}, a_bufs={self.a_bufs}) needs "
                              f"{self.shared_mem} bytes of shared memory; the device allows "
                              f"{props.max_shared_per_block_optin}")
         self.threads = _THREADS_DECODER if a_decoder else _THREADS
-        self.kernel = _kernel(self.device.ordinal, normal_operands, a_decoder, self.a_bufs, self.wgmma_depth)
+        self.kernel = _kernel(self.device.ordinal, self.normal_operands, a_decoder, self.a_bufs, self.wgmma_depth,
+                              self.tile_n)
         self.kernel.set_max_dynamic_shared(self.shared_mem)
 
         from ..memory import DeviceAllocation
 
         self._ws = DeviceAllocation(g.workspace_bytes, self.device)
-        self._counters = DeviceAllocation(4 * g.tiles, self.device)
-        driver.call("cuMemsetD32", self._counters.ptr, 0, g.tiles)
+        self._counters = DeviceAllocation(4 * g.counters, self.device)
+        driver.call("cuMemsetD32", self._counters.ptr, 0, g.counters)
         self._sf_pitch = g.k_stages * 16
         lay = self.layout
         self._pad = {"sfa": lay.sfa_row % 16 != 0 or (l > 1 and (lay.sfa_batch % 16 or lay.sfa_batch == 0)),
@@ -385,7 +421,8 @@ class GemmWgmmaPlan:
                 row, batch = getattr(lay, which + "_row"), getattr(lay, which + "_batch")
         if g.l == 1 or batch == 0:  # the batch coordinate is always 0 then: any legal stride does
             batch = rows * row
-        return (g.l, rows, inner), (batch, row), (1, TILE, box_inner), swizzle
+        box_rows = g.tile_n if which in ("b", "sfb") else TILE
+        return (g.l, rows, inner), (batch, row), (1, box_rows, box_inner), swizzle
 
     def _pad_scales_active(self, which: str) -> bool:
         return (self._sfa_pad if which == "sfa" else self._sfb_pad) is not None
@@ -472,4 +509,5 @@ class GemmWgmmaPlan:
                 f"stages={g.num_stages} split_tiles={g.split_tiles}"
                 + (f" a_decoder a_bufs={self.a_bufs}" if self.a_decoder else "")
                 + (f" wgmma_depth={self.wgmma_depth}" if self.wgmma_depth != 1 else "")
+                + (f" tile_n={self.tile_n}" if self.tile_n != TILE else "")
                 + ("" if self.normal_operands else " subnormal_operands") + ">")
