@@ -6,6 +6,7 @@
     compute-sanitizer --tool memcheck python3 tools/gemm_wgmma_check.py --small
     options: --stages S, --units-per-cta U (forces the stream-K split), --normal-operands
              (NORMAL_OPERANDS=1 kernel; subnormal fp16 operands are the default), --wgmma-depth 1|3,
+             --tile-n 128|256 (B rows per CTA tile),
              --multicast (refused until implemented), --no-time, --iters N, --info (ptxas resources)
 
 --sweep: the benchmark shapes' data (both distributions, fresh) and references are made once;
@@ -50,6 +51,9 @@ SWEEP = {
     "deep": dict(wgmma_depth=3),                                  # 4 fragment sets, 3 wgmma groups in flight, 4 a16
     "deep_s3": dict(wgmma_depth=3, stages=3),                     # the same with a 3-stage ring
     "deep_s2": dict(wgmma_depth=3, stages=2),
+    "wide": dict(tile_n=256),                                     # 256-row B tile, 2 accumulators/warpgroup, 3 stages
+    "wide_s2": dict(tile_n=256, stages=2),
+    "wide_n": dict(tile_n=256, normal_operands=True),
     "dec4": dict(a_decoder=True, a_bufs=4, stages=3),             # A decoder warpgroup, 4 a16 buffers, 3 stages
     "dec3": dict(a_decoder=True, a_bufs=3, stages=3),
 }
@@ -181,6 +185,7 @@ def main(argv=None):
     ap.add_argument("--normal-operands", action="store_true", help="NORMAL_OPERANDS=1 (2^14 multiply per pair)")
     ap.add_argument("--subnormal-operands", action="store_true", help="accepted for old scripts: the default now")
     ap.add_argument("--wgmma-depth", type=int, default=1, choices=W.WGMMA_DEPTHS)
+    ap.add_argument("--tile-n", type=int, default=W.TILE, choices=W.TILE_N_CHOICES)
     ap.add_argument("--multicast", action="store_true")
     ap.add_argument("--no-time", action="store_true")
     ap.add_argument("--iters", type=int, default=100)
@@ -207,7 +212,7 @@ def main(argv=None):
     dev = nvfp4rt.device()
     print(f"device: {dev.properties.name}, {dev.properties.sm_count} SMs", flush=True)
     kw = dict(stages=args.stages, units_per_cta=args.units_per_cta, multicast=args.multicast,
-              normal_operands=args.normal_operands, wgmma_depth=args.wgmma_depth)
+              normal_operands=args.normal_operands, wgmma_depth=args.wgmma_depth, tile_n=args.tile_n)
     if args.variant:
         kw.update(SWEEP[args.variant])
     if args.info:
@@ -215,7 +220,7 @@ def main(argv=None):
 
         rep = assemble(Path(W.__file__).resolve().parent.parent.parent / "ptx" / "gemm_nvfp4_wgmma.ptx", "sm_90a",
                        W.kernel_constants(kw.get("normal_operands", False), kw.get("a_decoder", False),
-                                          kw.get("a_bufs", 4), kw.get("wgmma_depth", 1)))
+                                          kw.get("a_bufs", 4), kw.get("wgmma_depth", 1), kw.get("tile_n", W.TILE)))
         print(rep.log.strip())
     bad = 0
     shapes = SMALL if args.small else BENCH + AWKWARD
