@@ -460,7 +460,10 @@ def segments(geo, cta):
 @pytest.mark.parametrize("sms", [132, 114, 7])
 def test_every_unit_once_and_partials_in_distinct_slots(m, n, k, l, sms):
     geo = W.wgmma_geometry(m, n, k, l, sms)
-    assert geo.grid <= sms and (geo.grid - 1) * geo.units_per_cta < geo.units <= geo.grid * geo.units_per_cta
+    # one wave, unless that would chain more than 8192 k in one accumulator (then more waves)
+    assert geo.grid <= sms or geo.units_per_cta == W.MAX_CHAIN_UNITS
+    assert geo.units_per_cta <= W.MAX_CHAIN_UNITS
+    assert (geo.grid - 1) * geo.units_per_cta < geo.units <= geo.grid * geo.units_per_cta
     covered = np.zeros(geo.units, dtype=int)
     by_tile: dict[int, list[int]] = {}
     slots = {}
@@ -842,6 +845,14 @@ def test_hazard_model_catches_a_too_deep_queue():
 
 
 # ============================================================== tile_n=256 (B_BLOCKS=2)
+
+def test_default_split_never_chains_more_than_8192_k():
+    for m, n, k, tile_n in [(128, 7168, 16384, 128), (128, 16384, 16384, 128), (256, 16384, 32768, 256), (1, 1, 65536, 128)]:
+        geo = W.wgmma_geometry(m, n, k, 1, 132, tile_n=tile_n)
+        assert geo.units_per_cta * W.STAGE_K <= 8192
+        assert geo.grid * geo.units_per_cta >= geo.units > (geo.grid - 1) * geo.units_per_cta
+    assert W.wgmma_geometry(128, 7168, 16384, 1, 132).units_per_cta == 28  # the benchmark split is unchanged
+
 
 def test_stage_layout_and_shared_memory_of_both_tile_widths():
     assert W.stage_layout(128) == {"A_OFF": 16384, "SFB_OFF": 32768, "SFA_OFF": 34816, "STAGE_BYTES": 36864}

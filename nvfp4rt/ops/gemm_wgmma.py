@@ -86,6 +86,8 @@ _PARTIAL_BYTES = TILE * TILE * 4  # one fp32 partial tile
 #: 64 keeps whole k64 sub-steps meaningful; the last stage is zero-filled past K).
 K_MULTIPLE = 64
 MIN_STAGES, MAX_STAGES = 2, 4
+#: Default cap on the k256 units one CTA runs (one accumulation chain per tile): 32 units = 8192 k.
+MAX_CHAIN_UNITS = 32
 _DEFAULT_STAGES = 4
 
 
@@ -176,7 +178,9 @@ def wgmma_geometry(m: int, n: int, k: int, l: int, sm_count: int, *, stages: int
     if units >= 2**31:
         raise ValueError(f"problem too large: {units} units of 128x128xk256 do not fit the kernel's 32-bit indices")
     if units_per_cta is None:
-        upc = -(-units // sm_count)
+        # one wave, but no CTA's fp32 accumulator sums more than MAX_CHAIN_UNITS stages (8192 k: the
+        # op layer's cap, see nvfp4rt.ops.gemm.MAX_CHAIN_CHUNKS); past that the grid takes more waves
+        upc = min(-(-units // sm_count), MAX_CHAIN_UNITS)
     else:
         upc = _check_positive_int("units_per_cta", units_per_cta)
     grid = -(-units // upc)
