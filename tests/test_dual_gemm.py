@@ -1,8 +1,11 @@
 """The SiLU-gated dual GEMM (ptx/dual_gemm_nvfp4_wgmma.ptx, nvfp4rt.ops.dual_gemm).
 
 CPU part:
-* the consumer main loop is byte-for-byte the wgmma GEMM's at commit f193298 (whose numpy replay
-  lives in tests/test_gemm_wgmma.py), checked by a hash of the text, so that replay covers it;
+* the consumer setup and unit loop are byte-for-byte the wgmma GEMM's at commit fc4e9f9 in its
+  A_DECODER=0 form (one-piece-ahead B prefetch, one-sub-step-ahead A decode, WG_WAIT/A16_BUFS; its
+  numpy replay and hazard model live in tests/test_gemm_wgmma.py), checked by a hash of the text and,
+  where git has the commit, against the commit itself (tests/wgmma_main_loop.py); each wgmma depth's
+  a16 buffers fit the a16 region;
 * the producer's six TMA loads: boxes, slot offsets, coordinates, and a byte-level model showing
   that B1 rows 0..63 + B2 rows 0..63 in two 64-row 128B-swizzled boxes give the very slot bytes the
   GEMM's consumers read for a 128-row box (warpgroup 0 <- B1, warpgroup 1 <- B2);
@@ -29,42 +32,56 @@ import pytest
 from nvfp4rt.ops import dual_gemm as D
 
 from conftest import requires_gpu
+from wgmma_main_loop import consumer_regions, reference_regions
 
 KERNEL = Path(__file__).resolve().parent.parent / "ptx" / "dual_gemm_nvfp4_wgmma.ptx"
 PTX = KERNEL.read_text()
-MAIN_LOOP_SHA256 = "061b77385453f187874726b18f7a7f0ca4351eed931c669210808ceb3d8c9ff7"  # gemm_nvfp4_wgmma @ f193298
-
-
-def _region(text, start, end):
-    return text[text.index(start):text.index(end)]
-
-
-def _consumer_loop(text):
-    return _region(text, "    // ================================================================== consumers",
-                   "    // ================================================================== segment epilogue")
+# sha256 of consumer setup + unit loop of gemm_nvfp4_wgmma.ptx @ fc4e9f9 without A_DECODER (wgmma_main_loop.py)
+MAIN_LOOP_SHA256 = "32f97e5900be5a19489b92772f355b2d9cf213624ca3392fbcd9432d77290e34"
 
 
 def test_consumer_main_loop_is_the_gemm_kernels():
-    assert hashlib.sha256(_consumer_loop(PTX).encode()).hexdigest() == MAIN_LOOP_SHA256
+    setup, loop = consumer_regions(PTX)
+    assert hashlib.sha256((setup + loop).encode()).hexdigest() == MAIN_LOOP_SHA256
 
 
-def test_reference_commit_hash_matches_when_git_has_it():
-    import subprocess
+def test_main_loop_equals_the_reference_commit_when_git_has_it():
+    ref = reference_regions()
+    if ref is None:
+        pytest.skip("git or the reference commit not available")
+    setup, loop = consumer_regions(PTX)
+    assert setup == ref[0] and loop == ref[1]
+    assert hashlib.sha256((ref[0] + ref[1]).encode()).hexdigest() == MAIN_LOOP_SHA256
 
-    root = KERNEL.parent.parent
-    try:
-        base = subprocess.run(["git", "show", "f193298:ptx/gemm_nvfp4_wgmma.ptx"], cwd=root, capture_output=True,
-                              text=True, timeout=20)
-    except (OSError, subprocess.TimeoutExpired):
-        pytest.skip("git not available")
-    if base.returncode != 0:
-        pytest.skip("commit f193298 not in this checkout")
-    assert hashlib.sha256(_consumer_loop(base.stdout).encode()).hexdigest() == MAIN_LOOP_SHA256
+
+@pytest.mark.parametrize("depth", D.WGMMA_DEPTHS)
+def test_each_wgmma_depth_renders_its_wait_and_fits_its_a16_buffers(depth):
+    from nvfp4rt.ptxsource import render
+
+    consts = D.kernel_constants(False, depth)
+    text = render(PTX, "sm_90a", consts)
+    waits = set(re.findall(r"wgmma\.wait_group\.sync\.aligned (\d+);", consumer_regions(text)[1]))
+    assert waits == {str(depth)}
+    assert f"setp.eq.u32 %p_wrap, %tmp, {consts['A16_BUFS']};" in text  # the a16 ring wraps at A16_BUFS
+    # the a16 region (between the ring and the mbarriers) holds the buffers and the epilogue's fp32 tiles
+    region = int(re.search(r"add\.u32 %sm_full, %sm_a16, (\d+);", text).group(1))
+    assert region >= consts["A16_BUFS"] * 16384 and region >= 2 * 128 * 272
+    assert depth <= 2 * consts["A16_BUFS"] - 5  # the GEMM header's hazard rule WG_WAIT <= 2 A16_BUFS - 5
+
+
+def test_subnormal_operands_unless_an_alpha_would_overflow():
+    assert D.operands_normal((1.0, 1.0), False) is False
+    assert D.operands_normal((1.0, 1.0), True) is True
+    assert D.operands_normal((1.0, 2.0**100), False) is True   # alpha2 * 2^28 > fp32 max
+    assert D.operands_normal((-(2.0**100), 1.0), False) is True
+    assert D.operands_normal((2.0**99, 1.0), False) is False   # 2^127 still fits
+    with pytest.raises(ValueError, match="wgmma_depth"):
+        D.kernel_constants(False, 2)
 
 
 def test_kernel_file_is_ascii_with_a_header():
     KERNEL.read_bytes().decode("ascii")
-    assert PTX.splitlines()[0] == "// nvfp4rt: targets=sm_90a constants=NORMAL_OPERANDS=1"
+    assert PTX.splitlines()[0] == "// nvfp4rt: targets=sm_90a constants=NORMAL_OPERANDS=0,WG_WAIT=1,A16_BUFS=3"
     for word in ("WHAT", "TILES", "PIPELINE", "LAUNCH CONTRACT", "STREAM-K"):
         assert f"// {word}" in PTX
 
@@ -336,6 +353,8 @@ def test_layout_problems_are_named():
     (dict(m=64, n=64, k=256, stages=5), ValueError, "stages"),
     (dict(m=64, n=64, k=256, alpha1=float("nan")), ValueError, "alpha1"),
     (dict(m=64, n=64, k=256, normal_operands=1), TypeError, "normal_operands"),
+    (dict(m=64, n=64, k=256, wgmma_depth=2), ValueError, "wgmma_depth"),
+    (dict(m=64, n=64, k=256, wgmma_depth=True), TypeError, "wgmma_depth"),
     (dict(m=64, n=64, k=256, layout="x"), TypeError, "DualGemmLayout"),
 ])
 def test_bad_plan_arguments_raise_before_any_gpu_work(kwargs, exc, match):
@@ -369,9 +388,10 @@ except ImportError:  # pragma: no cover
 
 
 @pytest.mark.skipif(not _HAVE_PTXAS, reason="ptxas not found")
-@pytest.mark.parametrize("normal", ["1", "0"])
-def test_kernel_assembles_without_spills(normal):
-    rep = assemble(KERNEL, "sm_90a", {"NORMAL_OPERANDS": normal})
+@pytest.mark.parametrize("normal", [True, False])
+@pytest.mark.parametrize("depth", [1, 3])
+def test_kernel_assembles_without_spills(normal, depth):
+    rep = assemble(KERNEL, "sm_90a", D.kernel_constants(normal, depth))
     fn = rep.functions["nvfp4_dual_gemm_silu_wgmma"]
     assert not fn.spills and fn.stack_frame == 0 and fn.local_bytes == 0
     assert "serializ" not in rep.log.lower()
@@ -380,7 +400,7 @@ def test_kernel_assembles_without_spills(normal):
 def test_kernel_parameters_match_the_plan():
     from nvfp4rt.ptxsource import parse_entries, render
 
-    sig = parse_entries(render(PTX, "sm_90a", {"NORMAL_OPERANDS": 1}))
+    sig = parse_entries(render(PTX, "sm_90a", D.kernel_constants()))
     sig = sig[0] if isinstance(sig, list) else next(iter(sig.values()))
     names = [p.name for p in sig.params]
     assert names == ["tmap_a", "tmap_b1", "tmap_b2", "tmap_sfa", "tmap_sfb1", "tmap_sfb2", "p_c", "p_ws", "p_counters",
@@ -416,6 +436,25 @@ GPU_SHAPES = [(256, 4096, 7168, 1), (512, 4096, 7168, 1), (256, 3072, 4096, 1), 
 def test_matches_float64_reference(m, n, k, l, distribution):
     res, *_ = _run_case(m, n, k, l, distribution)
     assert res.ok, res.report()
+
+
+@pytest.mark.gpu
+@requires_gpu
+@pytest.mark.parametrize("m,n,k,l", [(512, 3072, 7168, 1), (257, 65, 1088, 2), (100, 130, 320, 1)])
+@pytest.mark.parametrize("plan_kwargs", [dict(normal_operands=True), dict(wgmma_depth=3),
+                                         dict(wgmma_depth=3, units_per_cta=3)])
+def test_variants_match_float64_reference(m, n, k, l, plan_kwargs):
+    for distribution in ("competition", "wide"):
+        res, plan, *_ = _run_case(m, n, k, l, distribution, **plan_kwargs)
+        assert res.ok, f"{plan!r} {distribution}: {res.report()}"
+
+
+@pytest.mark.gpu
+@requires_gpu
+def test_huge_alpha_falls_back_to_normal_operands():
+    plan = D.DualGemmPlan(64, 64, 256, alpha1=2.0**110)
+    assert plan.normal_operands
+    assert D.DualGemmPlan(64, 64, 256).normal_operands is False
 
 
 @pytest.mark.gpu

@@ -1,8 +1,10 @@
 """The one-launch grouped GEMM (ptx/grouped_gemm_nvfp4_wgmma.ptx, nvfp4rt.ops.grouped_gemm).
 
 CPU part:
-* the unit loop is byte-for-byte the wgmma GEMM's at commit f193298 (its replay model lives in
-  tests/test_gemm_wgmma.py), checked by a hash;
+* the consumer setup and unit loop are byte-for-byte the wgmma GEMM's at commit fc4e9f9 in its
+  A_DECODER=0 form (its replay and hazard model live in tests/test_gemm_wgmma.py), checked by a hash
+  and, where git has the commit, against it (tests/wgmma_main_loop.py); each wgmma depth's a16
+  buffers are in the shared-memory carve-up and the plan's size; the alpha-overflow rule;
 * the problem table: the byte offsets the PTX reads (unit_start, tile_start, k_stages, m, n,
   n_tiles, alpha, c, c_row) are where build_table writes them; the tensor-map buffer order;
 * a replay of the kernel's persistent schedule in numpy: the group search on the table, the
@@ -26,6 +28,7 @@ import pytest
 from nvfp4rt.ops import grouped_gemm as GG
 
 from conftest import requires_gpu
+from wgmma_main_loop import consumer_regions, reference_regions
 
 KERNEL = Path(__file__).resolve().parent.parent / "ptx" / "grouped_gemm_nvfp4_wgmma.ptx"
 PTX = KERNEL.read_text()
@@ -39,31 +42,53 @@ COMPETITION = [
 RAGGED = [(1, 1, 64), (63, 200, 320), (129, 7, 256), (1, 4096, 7168), (200, 130, 1088)]
 
 
-UNIT_LOOP_DIGEST = "04a765db5d611592caa30c1fdde4db6060abdb318d4fe0862cb26f42374848e7"  # gemm_nvfp4_wgmma.ptx @ f193298
-
-
-def _unit_loop(text):
-    return text[text.index("UNIT_LOOP:"):text.index("    // ================================================================== segment epilogue")]
+# sha256 of consumer setup + unit loop of gemm_nvfp4_wgmma.ptx @ fc4e9f9 without A_DECODER (wgmma_main_loop.py)
+MAIN_LOOP_SHA256 = "32f97e5900be5a19489b92772f355b2d9cf213624ca3392fbcd9432d77290e34"
 
 
 def test_unit_loop_is_the_gemm_kernels():
-    import subprocess
+    setup, loop = consumer_regions(PTX)
+    assert hashlib.sha256((setup + loop).encode()).hexdigest() == MAIN_LOOP_SHA256
+    assert "mov.u32 %grp, 0;" in PTX.split(consumer_regions(PTX)[0])[1].split("SEG_LOOP:")[0]
 
-    digest = hashlib.sha256(_unit_loop(PTX).encode()).hexdigest()
-    assert digest == UNIT_LOOP_DIGEST
-    try:
-        base = subprocess.run(["git", "show", "f193298:ptx/gemm_nvfp4_wgmma.ptx"], cwd=KERNEL.parent.parent,
-                              capture_output=True, text=True, timeout=20)
-    except (OSError, subprocess.TimeoutExpired):
-        return
-    if base.returncode == 0:
-        assert hashlib.sha256(_unit_loop(base.stdout).encode()).hexdigest() == digest
 
+def test_main_loop_equals_the_reference_commit_when_git_has_it():
+    ref = reference_regions()
+    if ref is None:
+        pytest.skip("git or the reference commit not available")
+    setup, loop = consumer_regions(PTX)
+    assert setup == ref[0] and loop == ref[1]
+    assert hashlib.sha256((ref[0] + ref[1]).encode()).hexdigest() == MAIN_LOOP_SHA256
+
+
+@pytest.mark.parametrize("depth", GG.WGMMA_DEPTHS)
+def test_each_wgmma_depth_renders_its_wait_and_carves_its_a16_buffers(depth):
+    from nvfp4rt.ptxsource import render
+
+    consts = GG.kernel_constants(False, depth)
+    text = render(PTX, "sm_90a", consts)
+    waits = set(re.findall(r"wgmma\.wait_group\.sync\.aligned (\d+);", consumer_regions(text)[1]))
+    assert waits == {str(depth)}
+    assert f"setp.eq.u32 %p_wrap, %tmp, {consts['A16_BUFS']};" in text
+    region = re.search(r"add\.u32 %sm_full, %sm_a16, (\d+)\*(\d+);", text)
+    assert int(region.group(1)) * int(region.group(2)) == consts["A16_BUFS"] * 16384 >= 128 * 272  # + C staging
+    assert depth <= 2 * consts["A16_BUFS"] - 5  # the GEMM header's hazard rule
+    s = 4
+    assert GG.shared_bytes(s, depth) == 1024 + s * 36864 + consts["A16_BUFS"] * 16384 + 16 * s + 16 <= 232448
+
+
+def test_subnormal_operands_unless_an_alpha_would_overflow():
+    assert GG.operands_normal([1.0] * 8, False) is False
+    assert GG.operands_normal([1.0], True) is True
+    assert GG.operands_normal([1.0, -(2.0**100), 1.0], False) is True
+    assert GG.operands_normal([2.0**99], False) is False
+    with pytest.raises(ValueError, match="wgmma_depth"):
+        GG.kernel_constants(False, 0)
 
 
 def test_kernel_file_is_ascii_with_a_header():
     KERNEL.read_bytes().decode("ascii")
-    assert PTX.splitlines()[0] == "// nvfp4rt: targets=sm_90a constants=NORMAL_OPERANDS=1"
+    assert PTX.splitlines()[0] == "// nvfp4rt: targets=sm_90a constants=NORMAL_OPERANDS=0,WG_WAIT=1,A16_BUFS=3"
     for word in ("WHAT", "THE PROBLEM TABLE", "THE TENSOR MAPS", "PERSISTENT SCHEDULE", "LAUNCH CONTRACT"):
         assert f"// {word}" in PTX
 
@@ -248,6 +273,10 @@ def test_plan_rejects_bad_layouts_before_the_gpu():
         GG.GroupedGemmPlan([(64, 64, 256)], [lay, lay])
     with pytest.raises(TypeError, match="GemmLayout"):
         GG.GroupedGemmPlan([(64, 64, 256)], ["x"])
+    with pytest.raises(ValueError, match="wgmma_depth"):
+        GG.GroupedGemmPlan([(64, 64, 256)], wgmma_depth=2)
+    with pytest.raises(TypeError, match="normal_operands"):
+        GG.GroupedGemmPlan([(64, 64, 256)], normal_operands=0)
 
 
 try:
@@ -258,9 +287,10 @@ except ImportError:  # pragma: no cover
 
 
 @pytest.mark.skipif(not _HAVE_PTXAS, reason="ptxas not found")
-@pytest.mark.parametrize("normal", ["1", "0"])
-def test_kernel_assembles_without_spills(normal):
-    rep = assemble(KERNEL, "sm_90a", {"NORMAL_OPERANDS": normal})
+@pytest.mark.parametrize("normal", [True, False])
+@pytest.mark.parametrize("depth", [1, 3])
+def test_kernel_assembles_without_spills(normal, depth):
+    rep = assemble(KERNEL, "sm_90a", GG.kernel_constants(normal, depth))
     fn = rep.functions["nvfp4_grouped_gemm_wgmma"]
     assert not fn.spills and fn.stack_frame == 0 and fn.local_bytes == 0
     assert "serializ" not in rep.log.lower()
@@ -269,7 +299,7 @@ def test_kernel_assembles_without_spills(normal):
 def test_kernel_parameters_match_the_plan():
     from nvfp4rt.ptxsource import parse_entries, render
 
-    sig = parse_entries(render(PTX, "sm_90a", {"NORMAL_OPERANDS": 1}))
+    sig = parse_entries(render(PTX, "sm_90a", GG.kernel_constants()))
     sig = sig[0] if isinstance(sig, list) else next(iter(sig.values()))
     assert [p.name for p in sig.params] == ["p_tmaps", "p_table", "p_ws", "p_counters", "total_units",
                                             "units_per_cta", "num_stages"]
@@ -311,6 +341,40 @@ def test_matches_float64_reference(shapes, distribution):
     results, *_ = _run(shapes, distribution)
     for i, res in enumerate(results):
         assert res.ok, f"group {i} {shapes[i]}: {res.report()}"
+
+
+@pytest.mark.gpu
+@requires_gpu
+@pytest.mark.parametrize("shapes", [COMPETITION[0], RAGGED])
+@pytest.mark.parametrize("plan_kwargs", [dict(normal_operands=True), dict(wgmma_depth=3),
+                                         dict(wgmma_depth=3, units_per_cta=3)])
+def test_variants_match_float64_reference(shapes, plan_kwargs):
+    for distribution in ("competition", "wide"):
+        results, plan, _ = _run(shapes, distribution, **plan_kwargs)
+        for i, res in enumerate(results):
+            assert res.ok, f"{plan!r} {distribution} group {i} {shapes[i]}: {res.report()}"
+
+
+@pytest.mark.gpu
+@requires_gpu
+def test_an_alpha_too_big_for_the_subnormal_kernel_runs_the_normal_one():
+    from nvfp4rt import data, reference
+
+    shapes = [(64, 128, 512), (65, 70, 256)]
+    d = data.grouped_gemm_data(shapes, seed=None, distribution="wide")
+    refs = reference.grouped_gemm_ref(d.groups)
+    groups = _device_groups(d)
+    plan = GG.GroupedGemmPlan(shapes)
+    plan([tuple(g) for g in groups], alphas=[1.0, 2.0**110])  # 2^138 does not fit the fp32 table entry
+    assert set(plan._launches) == {True}
+    assert reference.check(groups[0][4].numpy().transpose(1, 2, 0), refs[0]).ok
+    out, ref = groups[1][4].numpy()[0].astype(np.float64), refs[1][:, :, 0].astype(np.float64)
+    assert not np.isnan(out).any()  # the subnormal kernel would give inf * 0 = NaN where a sum is 0
+    big = np.abs(ref) > 0.01  # far above the kernel's fp32 error: its sign is certain; times 2^110: inf
+    assert big.any() and np.isinf(out[big]).all() and np.array_equal(np.sign(out[big]), np.sign(ref[big]))
+    plan([tuple(g) for g in groups])  # alphas 1: the subnormal variant
+    assert set(plan._launches) == {True, False}
+    assert reference.check(groups[1][4].numpy().transpose(1, 2, 0), refs[1]).ok
 
 
 @pytest.mark.gpu

@@ -35,7 +35,7 @@ from ..ptxsource import ptx_dir
 
 __all__ = ["dual_gemm_silu", "dual_gemm_silu_raw", "plan_dual_gemm_silu", "raw_dual_problem", "DualGemmLayout",
            "DualGemmPlan", "DualGeometry", "dual_geometry", "tile_contributors", "workspace_slot", "shared_bytes",
-           "TILE_M", "TILE_N", "STAGE_K", "K_MULTIPLE"]
+           "TILE_M", "TILE_N", "STAGE_K", "K_MULTIPLE", "WGMMA_DEPTHS", "kernel_constants", "operands_normal"]
 
 _KERNEL_FILE = "dual_gemm_nvfp4_wgmma.ptx"
 _ENTRY = "nvfp4_dual_gemm_silu_wgmma"
@@ -51,7 +51,10 @@ MAX_CHAIN_STAGES = 32
 K_MULTIPLE = 64
 _STAGE_BYTES = 36864           # B1 64x128 | B2 64x128 | A 128x128 | sfb1 64x16 | sfb2 64x16 | sfa 128x16
 _SLOT_OFFSETS = {"b1": 0, "b2": 8192, "a": 16384, "sfb1": 32768, "sfb2": 33792, "sfa": 34816}
-_A16_BYTES = 2 * TILE_M * 272  # 69632: three 16 KB a16 buffers, or the epilogue's two fp32 tiles
+_A16_BYTES = 2 * TILE_M * 272  # 69632: three or four 16 KB a16 buffers, or the epilogue's two fp32 tiles
+#: wgmma groups each consumer leaves in flight at its per-piece wait (template constant WG_WAIT), as in
+#: the wgmma GEMM: 1 (3 a16 buffers, the default) or 3 (4 a16 buffers; both fit in the 69632-byte region)
+WGMMA_DEPTHS = (1, 3)
 _PARTIAL_BYTES = 2 * TILE_N * TILE_M * 4  # both accumulators of one tile (64 KB)
 MIN_STAGES, MAX_STAGES = 2, 4
 _DEFAULT_STAGES = 4
@@ -217,6 +220,22 @@ def _ptr_of(name: str, arr) -> int:
     return int(ptr)
 
 
+def kernel_constants(normal_operands: bool = False, wgmma_depth: int = 1) -> dict:
+    """Template constants of the kernel variant (the main loop's WG_WAIT/A16_BUFS rule is the GEMM's:
+    WG_WAIT <= 2 * A16_BUFS - 5, so depth 1 takes 3 a16 buffers and depth 3 takes 4)."""
+    if isinstance(wgmma_depth, bool) or wgmma_depth not in WGMMA_DEPTHS:
+        raise ValueError(f"wgmma_depth must be one of {WGMMA_DEPTHS}, got {wgmma_depth!r}")
+    return {"NORMAL_OPERANDS": 1 if normal_operands else 0, "WG_WAIT": int(wgmma_depth),
+            "A16_BUFS": 3 if wgmma_depth == 1 else 4}
+
+
+def operands_normal(alphas, requested: bool) -> bool:
+    """The NORMAL_OPERANDS choice: the subnormal-operand kernel (the default) takes alpha1 * 2^28 and
+    alpha2 * 2^28 as fp32 parameters, so an alpha that large would overflow; then normal operands."""
+    big = float(np.finfo(np.float32).max)
+    return bool(requested) or any(abs(float(a)) * 2.0**28 > big for a in alphas)
+
+
 def _require_hopper(device) -> None:
     major, minor = device.compute_capability
     if (major, minor) != (9, 0):
@@ -227,11 +246,11 @@ def _require_hopper(device) -> None:
 
 
 @lru_cache(maxsize=None)
-def _kernel(ordinal: int, normal_operands: bool):
+def _kernel(ordinal: int, normal_operands: bool, wgmma_depth: int = 1):
     from ..module import load
 
     return load(ptx_dir() / _KERNEL_FILE, device=driver.Device(ordinal), target="sm_90a",
-                constants={"NORMAL_OPERANDS": 1 if normal_operands else 0}).kernel(_ENTRY)
+                constants=kernel_constants(normal_operands, wgmma_depth)).kernel(_ENTRY)
 
 
 class _Ptr:
@@ -245,8 +264,12 @@ class DualGemmPlan:
     """A dual GEMM of fixed size and layout on one Hopper device, ready to launch again and again.
 
     ``DualGemmPlan(m, n, k, l=1, layout=None, *, alpha1=1.0, alpha2=1.0, device=None, stages=None,
-    units_per_cta=None, normal_operands=True, kernel=None)``; ``plan(a, b1, b2, sfa, sfb1, sfb2, c,
-    stream=None)``.  ``kernel=`` launches another kernel under this ABI (``nvfp4rt lab dual_gemm``).
+    units_per_cta=None, normal_operands=False, wgmma_depth=1, kernel=None)``; ``plan(a, b1, b2, sfa,
+    sfb1, sfb2, c, stream=None)``.  ``kernel=`` launches another kernel under this ABI (``nvfp4rt lab
+    dual_gemm``).  ``normal_operands=False`` (the default, as in the wgmma GEMM) builds the variant whose
+    decoded operands carry an extra 2^-14 (fp16 subnormals, exact; one HMUL2 per pair less) and passes
+    alpha * 2^28; an alpha whose 2^28 multiple overflows fp32 keeps normal operands
+    (:func:`operands_normal`).  ``wgmma_depth=3`` keeps three wgmma groups in flight per consumer.
     Tensor maps are built on the first call and re-pointed when a buffer moves; the workspace and
     the per-tile counters (zeroed once; the kernel leaves them zero) belong to the plan, so calls
     of one plan on different streams must not overlap.
@@ -254,11 +277,15 @@ class DualGemmPlan:
 
     def __init__(self, m: int, n: int, k: int, l: int = 1, layout=None, *, alpha1: float = 1.0,
                  alpha2: float = 1.0, device=None, stages: int | None = None, units_per_cta: int | None = None,
-                 normal_operands: bool = True, kernel=None):
+                 normal_operands: bool = False, wgmma_depth: int = 1, kernel=None):
         if not isinstance(normal_operands, bool):
             raise TypeError(f"normal_operands must be a bool, got {type(normal_operands).__name__}")
+        if isinstance(wgmma_depth, bool) or not isinstance(wgmma_depth, (int, np.integer)):
+            raise TypeError(f"wgmma_depth must be an int, got {type(wgmma_depth).__name__}")
+        kernel_constants(False, int(wgmma_depth))  # validates the depth
+        self.wgmma_depth = int(wgmma_depth)
         self.alpha1, self.alpha2 = _check_alpha("alpha1", alpha1), _check_alpha("alpha2", alpha2)
-        self.normal_operands = normal_operands
+        self.normal_operands = operands_normal((self.alpha1, self.alpha2), normal_operands)
         dual_geometry(m, n, k, l, 1, stages=stages, units_per_cta=units_per_cta)  # validate first
         self.layout = DualGemmLayout.contiguous(m, n, k, l) if layout is None else layout
         why = layout_problem(m, n, k, l, self.layout)
@@ -277,7 +304,7 @@ class DualGemmPlan:
             raise ValueError(f"stages={g.num_stages} needs {g.shared_mem} bytes of shared memory; the device "
                              f"allows {props.max_shared_per_block_optin}")
         # kernel=: launch a given kernel with this kernel's ABI and geometry (nvfp4rt lab dual_gemm)
-        self.kernel = kernel if kernel is not None else _kernel(dev.ordinal, normal_operands)
+        self.kernel = kernel if kernel is not None else _kernel(dev.ordinal, self.normal_operands, self.wgmma_depth)
         self.kernel.set_max_dynamic_shared(g.shared_mem)
         from ..memory import DeviceAllocation
 
@@ -400,7 +427,9 @@ class DualGemmPlan:
     def __repr__(self) -> str:
         g = self.geometry
         return (f"<DualGemmPlan m={g.m} n={g.n} k={g.k} l={g.l} grid={g.grid} units/cta={g.units_per_cta} "
-                f"stages={g.num_stages} split_tiles={g.split_tiles}>")
+                f"stages={g.num_stages} split_tiles={g.split_tiles}"
+                + (f" wgmma_depth={self.wgmma_depth}" if self.wgmma_depth != 1 else "")
+                + ("" if self.normal_operands else " subnormal_operands") + ">")
 
 
 # ----------------------------------------------------------------------------- public API

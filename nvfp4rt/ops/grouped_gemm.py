@@ -35,7 +35,8 @@ from ..ptxsource import ptx_dir
 
 __all__ = ["grouped_gemm", "grouped_gemm_raw", "plan_grouped_gemm", "GroupedGemmPlan", "GroupedGeometry",
            "grouped_geometry", "build_table", "tile_contributors", "workspace_slot", "find_group", "TILE",
-           "STAGE_K", "K_MULTIPLE", "TABLE_ENTRY_BYTES", "TMAPS_PER_GROUP_BYTES"]
+           "STAGE_K", "K_MULTIPLE", "TABLE_ENTRY_BYTES", "TMAPS_PER_GROUP_BYTES", "WGMMA_DEPTHS", "kernel_constants",
+           "operands_normal", "shared_bytes"]
 
 _KERNEL_FILE = "grouped_gemm_nvfp4_wgmma.ptx"
 _ENTRY = "nvfp4_grouped_gemm_wgmma"
@@ -50,7 +51,10 @@ K_MULTIPLE = 64
 TABLE_ENTRY_BYTES = 64
 TMAPS_PER_GROUP_BYTES = 512
 _STAGE_BYTES = 36864
-_A16_BYTES = 49152
+_A16_BUF_BYTES = TILE * 128  # one decoded-A buffer (128 rows x k64 fp16); the C staging tile (34816) fits in 3
+#: wgmma groups each consumer leaves in flight at its per-piece wait (template constant WG_WAIT), as in
+#: the wgmma GEMM: 1 (3 a16 buffers, the default) or 3 (4 a16 buffers)
+WGMMA_DEPTHS = (1, 3)
 _PARTIAL_BYTES = TILE * TILE * 4
 MIN_STAGES, MAX_STAGES = 2, 4
 _DEFAULT_STAGES = 4
@@ -58,8 +62,29 @@ _DEFAULT_STAGES = 4
 MAX_GROUPS = 4096
 
 
-def shared_bytes(num_stages: int) -> int:
-    return 1024 + num_stages * _STAGE_BYTES + _A16_BYTES + 16 * num_stages + 16
+def a16_buffers(wgmma_depth: int) -> int:
+    """a16 buffers for a wgmma depth: the GEMM's rule WG_WAIT <= 2 * A16_BUFS - 5."""
+    return 3 if wgmma_depth == 1 else 4
+
+
+def shared_bytes(num_stages: int, wgmma_depth: int = 1) -> int:
+    """Dynamic shared memory of one CTA (the PTX header's launch contract)."""
+    return 1024 + num_stages * _STAGE_BYTES + a16_buffers(wgmma_depth) * _A16_BUF_BYTES + 16 * num_stages + 16
+
+
+def kernel_constants(normal_operands: bool = False, wgmma_depth: int = 1) -> dict:
+    """Template constants of the kernel variant."""
+    if isinstance(wgmma_depth, bool) or wgmma_depth not in WGMMA_DEPTHS:
+        raise ValueError(f"wgmma_depth must be one of {WGMMA_DEPTHS}, got {wgmma_depth!r}")
+    return {"NORMAL_OPERANDS": 1 if normal_operands else 0, "WG_WAIT": int(wgmma_depth),
+            "A16_BUFS": a16_buffers(wgmma_depth)}
+
+
+def operands_normal(alphas, requested: bool) -> bool:
+    """The NORMAL_OPERANDS choice for one call: the subnormal-operand kernel (the default) takes every
+    alpha * 2^28 as an fp32 table entry, so when one would overflow the call uses normal operands."""
+    big = float(np.finfo(np.float32).max)
+    return bool(requested) or any(abs(float(a)) * 2.0**28 > big for a in alphas)
 
 
 def _pos_int(name, v) -> int:
@@ -188,11 +213,11 @@ def find_group(table: np.ndarray, u: int, grp: int) -> int:
 # ----------------------------------------------------------------------------- plan
 
 @lru_cache(maxsize=None)
-def _kernel(ordinal: int, normal_operands: bool):
+def _kernel(ordinal: int, normal_operands: bool, wgmma_depth: int = 1):
     from ..module import load
 
     return load(ptx_dir() / _KERNEL_FILE, device=driver.Device(ordinal), target="sm_90a",
-                constants={"NORMAL_OPERANDS": 1 if normal_operands else 0}).kernel(_ENTRY)
+                constants=kernel_constants(normal_operands, wgmma_depth)).kernel(_ENTRY)
 
 
 class _Ptr:
@@ -226,14 +251,23 @@ class GroupedGemmPlan:
     (objects with an int ``.ptr``; layouts as given, default contiguous) and ``alphas`` one float
     per group (default 1).  The workspace, counters, table and map buffer belong to the plan:
     calls of one plan must not overlap on different streams.
+
+    ``normal_operands=False`` (the default, as in the wgmma GEMM) runs the variant whose decoded
+    operands carry an extra 2^-14 (exact fp16 subnormals) with alpha * 2^28 in the table; a call whose
+    alphas would overflow fp32 that way runs the normal-operand variant (:func:`operands_normal`,
+    loaded on first need).  ``wgmma_depth=3`` keeps three wgmma groups in flight per consumer.
     """
 
     def __init__(self, shapes, layouts=None, *, device=None, stages: int | None = None,
-                 units_per_cta: int | None = None, normal_operands: bool = True):
+                 units_per_cta: int | None = None, normal_operands: bool = False, wgmma_depth: int = 1):
         from .gemm import GemmLayout
 
         if not isinstance(normal_operands, bool):
             raise TypeError(f"normal_operands must be a bool, got {type(normal_operands).__name__}")
+        if isinstance(wgmma_depth, bool) or not isinstance(wgmma_depth, (int, np.integer)):
+            raise TypeError(f"wgmma_depth must be an int, got {type(wgmma_depth).__name__}")
+        kernel_constants(False, int(wgmma_depth))  # validates the depth
+        self.wgmma_depth = int(wgmma_depth)
         self.normal_operands = normal_operands
         shapes = [tuple(int(v) for v in s) if isinstance(s, (tuple, list)) else s for s in shapes]
         grouped_geometry(shapes, 1, stages=stages, units_per_cta=units_per_cta)  # validate first
@@ -258,10 +292,12 @@ class GroupedGemmPlan:
         dev.activate()
         props = dev.properties
         self.geometry = g = grouped_geometry(shapes, props.sm_count, stages=stages, units_per_cta=units_per_cta)
-        if g.shared_mem > props.max_shared_per_block_optin:
-            raise ValueError(f"stages={g.num_stages} needs {g.shared_mem} bytes of shared memory")
-        self.kernel = _kernel(dev.ordinal, normal_operands)
-        self.kernel.set_max_dynamic_shared(g.shared_mem)
+        self.shared_mem = shared_bytes(g.num_stages, self.wgmma_depth)
+        if self.shared_mem > props.max_shared_per_block_optin:
+            raise ValueError(f"stages={g.num_stages} (wgmma_depth={self.wgmma_depth}) needs {self.shared_mem} "
+                             f"bytes of shared memory; the device allows {props.max_shared_per_block_optin}")
+        self._launches: dict = {}  # normal_operands -> PreparedLaunch of that variant
+        self.kernel = self._variant(normal_operands)
         from ..memory import DeviceAllocation
 
         G = len(shapes)
@@ -277,8 +313,12 @@ class GroupedGemmPlan:
         self._host_maps = np.zeros(G * TMAPS_PER_GROUP_BYTES, dtype=np.uint8)
         self._host_table = None
         self._uploaded_key = None
-        self._launch = None
         self.uploads = 0  # how many times the table + maps went to the device (tests, docs)
+
+    def _variant(self, normal: bool):
+        kernel = _kernel(self.device.ordinal, bool(normal), self.wgmma_depth)
+        kernel.set_max_dynamic_shared(self.shared_mem)
+        return kernel
 
     @property
     def flops(self) -> int:
@@ -357,7 +397,8 @@ class GroupedGemmPlan:
                     raise ValueError(f"groups[{i}].{name} must be {al}-byte aligned (address 0x{ptr:x})")
             ptrs.append(tuple(p))
         handle = _stream_handle(stream, self.device)
-        scale = 1.0 if self.normal_operands else 2.0**28
+        normal = operands_normal(alphas, self.normal_operands)
+        scale = 1.0 if normal else 2.0**28
         key = (tuple(ptrs), tuple(alphas))
         padded_any = False
         for i, p in enumerate(ptrs):  # scale rows that TMA cannot read in place are copied every call
@@ -386,13 +427,16 @@ class GroupedGemmPlan:
                 self._uploaded_key = key
                 self.uploads += 1
         g = self.geometry
-        if self._launch is None:
-            self._launch = self.kernel.prepare(_Ptr(self._tmap_buf.ptr), _Ptr(self._table.ptr), _Ptr(self._ws.ptr),
-                                               _Ptr(self._counters.ptr), g.units, g.units_per_cta, g.num_stages,
-                                               grid=g.grid, block=_THREADS, shared_mem=g.shared_mem, stream=stream)
+        launch = self._launches.get(normal)
+        if launch is None:
+            kernel = self.kernel if normal == self.normal_operands else self._variant(normal)
+            launch = self._launches[normal] = kernel.prepare(
+                _Ptr(self._tmap_buf.ptr), _Ptr(self._table.ptr), _Ptr(self._ws.ptr), _Ptr(self._counters.ptr),
+                g.units, g.units_per_cta, g.num_stages, grid=g.grid, block=_THREADS, shared_mem=self.shared_mem,
+                stream=stream)
         else:
-            self._launch.set_stream(stream)
-        self._launch.launch()
+            launch.set_stream(stream)
+        launch.launch()
         return [grp[4] for grp in groups]
 
     __call__ = run
@@ -400,7 +444,9 @@ class GroupedGemmPlan:
     def __repr__(self) -> str:
         g = self.geometry
         return (f"<GroupedGemmPlan groups={len(self.shapes)} units={g.units} grid={g.grid} "
-                f"units/cta={g.units_per_cta} split_tiles={g.split_tiles}>")
+                f"units/cta={g.units_per_cta} split_tiles={g.split_tiles}"
+                + (f" wgmma_depth={self.wgmma_depth}" if self.wgmma_depth != 1 else "")
+                + ("" if self.normal_operands else " subnormal_operands") + ">")
 
 
 # ----------------------------------------------------------------------------- public API
