@@ -3,8 +3,14 @@
     PYTHONPATH=. python3 tools/dual_gemm_check.py                 # correctness + timings
     PYTHONPATH=. python3 tools/dual_gemm_check.py --small         # few small shapes (compute-sanitizer)
     compute-sanitizer --tool memcheck python3 tools/dual_gemm_check.py --small
-    options: --stages S, --units-per-cta U (forces the stream-K split), --no-time, --iters N,
-             --timeout SECONDS (per shape; default 60), --info (ptxas resources), -v
+    PYTHONPATH=. python3 tools/dual_gemm_check.py --sweep         # variants on the competition shapes
+    options: --stages S, --units-per-cta U (forces the stream-K split), --normal-operands,
+             --wgmma-depth 1|3, --no-time, --iters N, --timeout SECONDS (per shape; default 60),
+             --info (ptxas resources), -v
+
+--sweep: for each kernel variant (base = subnormal operands, wgmma depth 1, the default; normal =
+normal_operands=True; deep = wgmma_depth=3; deep_s3 = depth 3 with 3 stages) the competition shapes
+are checked (both distributions) and timed; one line per variant and shape, then a table.
 
 For every shape and both distributions: fresh data (nvfp4rt.data.dual_gemm_data, seed=None), c
 poisoned with NaN, one launch, compare with nvfp4rt.reference.dual_gemm_silu_ref (the
@@ -67,7 +73,7 @@ def device_arrays(d):
     return out
 
 
-def check_shape(shape, distribution, plan_kwargs, verbose):
+def check_shape(shape, distribution, plan_kwargs, verbose, prefix=""):
     m, n, k, l = shape
     d = data.dual_gemm_data(m, n, k, l, seed=None, distribution=distribution)
     ref = reference.dual_gemm_silu_ref(d.a, d.b1, d.b2, d.sfa, d.sfb1, d.sfb2)
@@ -83,7 +89,7 @@ def check_shape(shape, distribution, plan_kwargs, verbose):
     same = np.array_equal(out.view(np.uint16), again.view(np.uint16))
     ok = res.ok and same
     g = plan.geometry
-    print(f"{'PASS' if ok else 'FAIL'} {m},{n},{k},{l} {distribution:11s} grid={g.grid} upc={g.units_per_cta} "
+    print(f"{'PASS' if ok else 'FAIL'} {prefix}{m},{n},{k},{l} {distribution:11s} grid={g.grid} upc={g.units_per_cta} "
           f"split_tiles={g.split_tiles}" + ("" if res.ok else f"  {res.report()}")
           + ("" if same else "  second launch differs (non-deterministic or counters not reset)"), flush=True)
     if verbose and not res.ok:
@@ -92,9 +98,62 @@ def check_shape(shape, distribution, plan_kwargs, verbose):
     return ok
 
 
+SWEEP = {"base": {}, "normal": dict(normal_operands=True), "deep": dict(wgmma_depth=3),
+         "deep_s3": dict(wgmma_depth=3, stages=3)}
+
+
+def time_shape(shape, kw, iters, dog):
+    from nvfp4rt.bench import time_op
+
+    m, n, k, l = shape
+    d = data.dual_gemm_data(m, n, k, l, seed=None)
+    arr = device_arrays(d)
+    plan = D.DualGemmPlan(m, n, k, l, **kw)
+    call_args = [arr[x] for x in NAMES] + [arr["c"]]
+    dog.arm(f"timing {shape}")
+    t = time_op(lambda: plan(*call_args), iters=iters)
+    dog.disarm()
+    return t.median_us, plan
+
+
+def sweep(args, dog) -> int:
+    bad, table = 0, {}
+    for name, extra in SWEEP.items():
+        kw = dict(stages=args.stages, units_per_cta=args.units_per_cta)
+        kw.update(extra)
+        for shape in BENCH:
+            ok = True
+            for dist in ("competition", "wide"):
+                dog.arm(f"{name} {shape} {dist}")
+                try:
+                    ok &= check_shape(shape, dist, kw, args.verbose, prefix=f"[{name}] ")
+                except Exception as exc:
+                    ok = False
+                    print(f"FAIL [{name}] {shape} {dist}: {type(exc).__name__}: {exc}", flush=True)
+                dog.disarm()
+            bad += not ok
+            try:
+                us, plan = time_shape(shape, kw, args.iters, dog)
+                table[name, shape] = f"{us:7.1f}" + ("" if ok else "!")
+                print(f"  [{name}] {shape[0]},{shape[1]},{shape[2]}: {us:.1f} us  {plan!r}", flush=True)
+            except Exception as exc:
+                table[name, shape] = "    err"
+                print(f"  [{name}] {shape}: timing failed: {type(exc).__name__}: {exc}", flush=True)
+    print("sweep (median us, L2 cleared; ! = a correctness FAIL):")
+    print("  variant  " + "  ".join(f"{m}x{n}x{k}".rjust(15) for m, n, k, _ in BENCH))
+    for name in SWEEP:
+        print(f"  {name:8s} " + "  ".join(table.get((name, s), "").rjust(15) for s in BENCH))
+    print("  cuBLAS   " + "  ".join(f"{CUBLAS_H100_US[s]:7.1f}".rjust(15) for s in BENCH) + "   (H100, FACTS)")
+    print("ALL PASS" if not bad else f"{bad} FAILED")
+    return 1 if bad else 0
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--small", action="store_true")
+    ap.add_argument("--sweep", action="store_true")
+    ap.add_argument("--normal-operands", action="store_true")
+    ap.add_argument("--wgmma-depth", type=int, choices=D.WGMMA_DEPTHS, default=1)
     ap.add_argument("--stages", type=int)
     ap.add_argument("--units-per-cta", type=int)
     ap.add_argument("--no-time", action="store_true")
@@ -107,12 +166,15 @@ def main(argv=None):
     dog = Watchdog(args.timeout)
     dev = nvfp4rt.device()
     print(f"device: {dev.properties.name}, {dev.properties.sm_count} SMs", flush=True)
-    kw = dict(stages=args.stages, units_per_cta=args.units_per_cta)
+    if args.sweep:
+        return sweep(args, dog)
+    kw = dict(stages=args.stages, units_per_cta=args.units_per_cta, normal_operands=args.normal_operands,
+              wgmma_depth=args.wgmma_depth)
     if args.info:
         from nvfp4rt.assemble import assemble
 
         rep = assemble(Path(__file__).resolve().parent.parent / "ptx" / "dual_gemm_nvfp4_wgmma.ptx", "sm_90a",
-                       {"NORMAL_OPERANDS": 1})
+                       D.kernel_constants(args.normal_operands, args.wgmma_depth))
         print(rep.log.strip())
     bad = 0
     for shape in (SMALL if args.small else BENCH + AWKWARD):
@@ -126,19 +188,10 @@ def main(argv=None):
             dog.disarm()
             bad += not ok
     if not args.small and not args.no_time:
-        from nvfp4rt.bench import time_op
-
         print("timings (median, L2 cleared before each call):", flush=True)
         for shape in BENCH:
             m, n, k, l = shape
-            d = data.dual_gemm_data(m, n, k, l, seed=None)
-            arr = device_arrays(d)
-            plan = D.DualGemmPlan(m, n, k, l, **kw)
-            call_args = [arr[x] for x in NAMES] + [arr["c"]]
-            dog.arm(f"timing {shape}")
-            t = time_op(lambda: plan(*call_args), iters=args.iters)
-            dog.disarm()
-            us = t.median_us
+            us, plan = time_shape(shape, kw, args.iters, dog)
             print(f"  {m},{n},{k}: {us:.1f} us  {plan.flops / us / 1e6:.0f} TFLOP/s  "
                   f"(75% of ceiling: <= {FLOOR_H100_US[shape] / 0.75:.1f} us "
                   f"{'met' if us <= FLOOR_H100_US[shape] / 0.75 else 'NOT met'}; "

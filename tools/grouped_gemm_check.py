@@ -3,7 +3,13 @@
     PYTHONPATH=. python3 tools/grouped_gemm_check.py               # correctness + timings
     PYTHONPATH=. python3 tools/grouped_gemm_check.py --small       # few small cases (compute-sanitizer)
     compute-sanitizer --tool memcheck python3 tools/grouped_gemm_check.py --small
-    options: --stages S, --units-per-cta U, --no-time, --iters N, --timeout SECONDS (per case), -v
+    PYTHONPATH=. python3 tools/grouped_gemm_check.py --sweep       # variants on the competition cases
+    options: --stages S, --units-per-cta U, --normal-operands, --wgmma-depth 1|3, --no-time,
+             --iters N, --timeout SECONDS (per case), -v
+
+--sweep: for each kernel variant (base = subnormal operands, wgmma depth 1, the default; normal =
+normal_operands=True; deep = wgmma_depth=3; deep_s3 = depth 3 with 3 stages) the competition cases
+are checked (both distributions) and timed (grouped launch only); then a table.
 
 For every case and both distributions: fresh data (nvfp4rt.data.grouped_gemm_data, seed=None),
 every c poisoned with NaN, one launch, each group compared with nvfp4rt.reference.gemm_ref, then
@@ -72,7 +78,7 @@ def label(shapes):
     return f"{len(shapes)} groups " + ",".join(f"{m}x{n}x{k}" for m, n, k in shapes[:3]) + ("..." if len(shapes) > 3 else "")
 
 
-def check_case(shapes, distribution, kw, verbose):
+def check_case(shapes, distribution, kw, verbose, prefix=""):
     d = data.grouped_gemm_data(shapes, seed=None, distribution=distribution)
     refs = reference.grouped_gemm_ref(d.groups)
     groups = device_groups(d)
@@ -90,7 +96,7 @@ def check_case(shapes, distribution, kw, verbose):
     same = all(np.array_equal(g[4].numpy().view(np.uint16), o.view(np.uint16)) for g, o in zip(groups, outs))
     ok = not bad and same and plan.uploads == 1
     geo = plan.geometry
-    print(f"{'PASS' if ok else 'FAIL'} {label(shapes)} {distribution:11s} grid={geo.grid} upc={geo.units_per_cta} "
+    print(f"{'PASS' if ok else 'FAIL'} {prefix}{label(shapes)} {distribution:11s} grid={geo.grid} upc={geo.units_per_cta} "
           f"split_tiles={geo.split_tiles}" + ("" if not bad else "  " + "; ".join(bad[:3]))
           + ("" if same else "  second launch differs") + ("" if plan.uploads == 1 else
                                                            f"  table uploaded {plan.uploads}x for the same buffers"),
@@ -98,9 +104,60 @@ def check_case(shapes, distribution, kw, verbose):
     return ok
 
 
+SWEEP = {"base": {}, "normal": dict(normal_operands=True), "deep": dict(wgmma_depth=3),
+         "deep_s3": dict(wgmma_depth=3, stages=3)}
+
+
+def time_case(shapes, kw, iters, dog):
+    from nvfp4rt.bench import time_op
+
+    d = data.grouped_gemm_data(shapes, seed=None)
+    groups = device_groups(d)
+    plan = GG.GroupedGemmPlan(shapes, **kw)
+    dog.arm(f"timing {label(shapes)}")
+    us = time_op(lambda: plan(groups), iters=iters).median_us
+    dog.disarm()
+    return us, plan, groups
+
+
+def sweep(args, dog) -> int:
+    bad, table = 0, {}
+    for name, extra in SWEEP.items():
+        kw = dict(stages=args.stages, units_per_cta=args.units_per_cta)
+        kw.update(extra)
+        for ci, shapes in enumerate(BENCH):
+            ok = True
+            for dist in ("competition", "wide"):
+                dog.arm(f"{name} {label(shapes)} {dist}")
+                try:
+                    ok &= check_case(shapes, dist, kw, args.verbose, prefix=f"[{name}] ")
+                except Exception as exc:
+                    ok = False
+                    print(f"FAIL [{name}] {label(shapes)} {dist}: {type(exc).__name__}: {exc}", flush=True)
+                dog.disarm()
+            bad += not ok
+            try:
+                us, plan, _ = time_case(shapes, kw, args.iters, dog)
+                table[name, ci] = f"{us:7.1f}" + ("" if ok else "!")
+                print(f"  [{name}] case {ci + 1}: {us:.1f} us  {100 * plan.flops / 752e6 / us:.0f}% of the fp16 "
+                      f"floor  {plan!r}", flush=True)
+            except Exception as exc:
+                table[name, ci] = "    err"
+                print(f"  [{name}] case {ci + 1}: timing failed: {type(exc).__name__}: {exc}", flush=True)
+    print("sweep (median us, L2 cleared; ! = a correctness FAIL):")
+    print("  variant  " + "  ".join(f"case {i + 1}".rjust(9) for i in range(len(BENCH))))
+    for name in SWEEP:
+        print(f"  {name:8s} " + "  ".join(table.get((name, i), "").rjust(9) for i in range(len(BENCH))))
+    print("ALL PASS" if not bad else f"{bad} FAILED")
+    return 1 if bad else 0
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--small", action="store_true")
+    ap.add_argument("--sweep", action="store_true")
+    ap.add_argument("--normal-operands", action="store_true")
+    ap.add_argument("--wgmma-depth", type=int, choices=GG.WGMMA_DEPTHS, default=1)
     ap.add_argument("--stages", type=int)
     ap.add_argument("--units-per-cta", type=int)
     ap.add_argument("--no-time", action="store_true")
@@ -112,7 +169,10 @@ def main(argv=None):
     dog = Watchdog(args.timeout)
     dev = nvfp4rt.device()
     print(f"device: {dev.properties.name}, {dev.properties.sm_count} SMs", flush=True)
-    kw = dict(stages=args.stages, units_per_cta=args.units_per_cta)
+    if args.sweep:
+        return sweep(args, dog)
+    kw = dict(stages=args.stages, units_per_cta=args.units_per_cta, normal_operands=args.normal_operands,
+              wgmma_depth=args.wgmma_depth)
     bad = 0
     for shapes in (SMALL if args.small else BENCH + AWKWARD):
         for dist in ("competition", "wide"):
@@ -129,12 +189,9 @@ def main(argv=None):
 
         print("timings (median, L2 cleared before each call):", flush=True)
         for ci, shapes in enumerate(BENCH):
-            d = data.grouped_gemm_data(shapes, seed=None)
-            groups = device_groups(d)
-            plan = GG.GroupedGemmPlan(shapes, **kw)
+            ours, plan, groups = time_case(shapes, kw, args.iters, dog)
             views = [tuple(x.transpose(1, 2, 0) for x in g) for g in groups]
-            dog.arm(f"timing {label(shapes)}")
-            ours = time_op(lambda: plan(groups), iters=args.iters).median_us
+            dog.arm(f"timing per-group gemm {label(shapes)}")
             loop = time_op(lambda: [nvfp4rt.gemm_raw(*v) for v in views], iters=args.iters).median_us
             dog.disarm()
             floor = plan.flops / 752e6
