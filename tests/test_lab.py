@@ -724,12 +724,13 @@ def test_gpu_builtin_gemm_as_file_reports_timings(path, variant, capsys):
 
 
 def _wrong_dual_gemm(path, tmp_path):
-    """A built-in dual GEMM with alpha1 silently replaced by alpha1 + 0.5 (one added instruction)."""
+    """A built-in dual GEMM with alpha1 silently replaced by alpha1 * 1.5 (one added instruction; a product,
+    since the default subnormal-operand kernel receives alpha1 * 2^28, where + 0.5 would round away)."""
     text = Path(path).read_text()
     m = re.search(r"^(\s*)ld\.param\.f32\s+(%\w+),\s*\[alpha1\];[^\n]*$", text, re.M)
     if m is None:
         pytest.fail(f"{Path(path).name} no longer loads alpha1 with ld.param.f32: update this test's substitution")
-    bad = text[:m.end()] + f"\n{m.group(1)}add.f32 {m.group(2)}, {m.group(2)}, 0f3F000000;" + text[m.end():]
+    bad = text[:m.end()] + f"\n{m.group(1)}mul.f32 {m.group(2)}, {m.group(2)}, 0f3FC00000;" + text[m.end():]
     p = tmp_path / "dual_gemm_wrong.ptx"
     p.write_text(bad)
     return p

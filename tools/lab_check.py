@@ -24,7 +24,8 @@ gemm:
 8. edit -> result of the mma GEMM at the benchmark shapes (reported; no bar).
 dual_gemm (when nvfp4rt/ops/dual_gemm*.py has a plan taking kernel=; else SKIP with the reason):
 9. the built-in dual GEMM as FILE: correct and timed at the benchmark shapes;
-10. a wrong dual GEMM (alpha1 + 0.5): caught, nothing timed.
+10. a wrong dual GEMM (alpha1 * 1.5; the kernel gets alpha1 * 2^28, so + 0.5 would vanish): caught,
+    nothing timed.
 
 Exit status 0 when everything passed.  Writes each run's JSON to --out.
 """
@@ -157,11 +158,11 @@ def dual_gemm_checks(tmp: Path, shapes, out: Path | None) -> None:
         verdict(False, f"{abi.path.name} no longer loads alpha1 with ld.param.f32: update dual_gemm_checks()")
         return
     wrong = tmp / "dual_gemm_wrong.ptx"
-    wrong.write_text(text[:m.end()] + f"\n{m.group(1)}add.f32 {m.group(2)}, {m.group(2)}, 0f3F000000;"
+    wrong.write_text(text[:m.end()] + f"\n{m.group(1)}mul.f32 {m.group(2)}, {m.group(2)}, 0f3FC00000;"
                      + text[m.end():])
     res = one_run("dual-wrong", out, op="dual_gemm", file=wrong, shapes=["small"])
     verdict(res["status"] == "mismatch" and res["shapes"] and all(r["median_us"] is None for r in res["shapes"]),
-            "a wrong dual GEMM (alpha1 + 0.5) is caught and not timed")
+            "a wrong dual GEMM (alpha1 * 1.5) is caught and not timed")
 
 
 def edit_to_result(tmp: Path, shapes, edits: int, out: Path | None, *, op: str = "gemv", source: Path = GEMV,
