@@ -6,7 +6,10 @@ What a number here means (docs/bench.md has the long form):
   size on the same stream, so no call finds its operands in L2 left there by
   the previous one (the third competition GEMV shape fits in an H100's L2).
 * Each call is timed alone with a pair of device events recorded around it on
-  the stream it runs on; the L2 clear sits outside the pair.
+  the stream it runs on; the L2 clear sits outside the pair.  After the clear
+  a ``bench_spin`` kernel keeps the GPU busy for :data:`SPIN_NS` nanoseconds
+  while the host records the start event and runs the call, so the host's own
+  time (argument checks, plan lookup) never shows up as device time.
 * After ``warmup`` untimed calls (module load, JIT, handle creation), at least
   ``iters`` calls are timed and the median is reported, with p10 and p90 to
   show the spread.
@@ -161,6 +164,25 @@ def measure(fn: Callable[[], object], timer: _TimerBase, *, iters: int = 100, wa
 
 _L2_SCRATCH: dict[int, tuple[int, int]] = {}  # device ordinal -> (device pointer, bytes)
 
+#: How long ``bench_spin`` holds the GPU after each L2 clear: above the host time of the slowest
+#: Python API path we time (about 0.25 ms), so the timed window never waits for the host.
+SPIN_NS = 500_000
+_SPIN_KERNELS: dict[int, object] = {}
+
+
+def spin(stream, device=None, ns: int = SPIN_NS) -> None:
+    """Queue ``ptx/bench_spin.ptx`` on ``stream``: the GPU idles ``ns`` ns without touching memory."""
+    from . import driver
+    from .module import load
+    from .ptxsource import ptx_dir
+
+    dev = _resolve_device(device)
+    kernel = _SPIN_KERNELS.get(dev.ordinal)
+    if kernel is None:
+        kernel = load(ptx_dir() / "bench_spin.ptx", device=dev).kernel("bench_spin")
+        _SPIN_KERNELS[dev.ordinal] = kernel
+    kernel(int(ns), grid=(1, 1, 1), block=(32, 1, 1), shared_mem=0, stream=stream)
+
 
 def _l2_scratch(dev) -> tuple[int, int]:
     """A buffer of 2x the device's L2 size, allocated once per device and kept."""
@@ -247,6 +269,7 @@ class DriverTimer(_TimerBase):
 
         self._fill = (self._fill + 1) & 0xFF  # a changing value: no chance of a no-op write
         driver.call("cuMemsetD8Async", self._scratch_ptr, self._fill, self.l2_clear_bytes, self._h)
+        spin(self._h, self.device)
 
     def synchronize(self) -> None:
         from . import driver
@@ -286,7 +309,10 @@ class TorchTimer(_TimerBase):
         return float(start.elapsed_time(end))
 
     def clear_l2(self) -> None:
+        from . import driver
+
         self._buf.zero_()
+        spin(driver.raw.CUstream(int(self.torch.cuda.current_stream().cuda_stream)))
 
     def synchronize(self) -> None:
         self.torch.cuda.current_stream().synchronize()
@@ -312,7 +338,10 @@ class CupyTimer(_TimerBase):
         return float(self.cupy.cuda.get_elapsed_time(start, end))
 
     def clear_l2(self) -> None:
+        from . import driver
+
         self._buf.fill(0)
+        spin(driver.raw.CUstream(int(self.cupy.cuda.get_current_stream().ptr)))
 
     def synchronize(self) -> None:
         self.cupy.cuda.get_current_stream().synchronize()
@@ -595,6 +624,7 @@ def build_result(op: str, *, device: Mapping, ceilings: Mapping | None, shapes: 
             "iters": iters,
             "warmup": warmup,
             "l2_clear_bytes": l2_clear_bytes,
+            "spin_after_clear_ns": SPIN_NS,
             "api_calls": 50,
         },
         "shapes": shapes,

@@ -436,3 +436,18 @@ def test_same_size_read_floor_figures_and_markdown_columns(tmp_path):
     assert cells["same-size read µs"] == "39.0" and cells["% of same-size read"] == "130"
     # results written before the column existed still render (no floor: no column)
     assert "read_floor_us" not in bench.shape_result({"m": 1}, t, nbytes=1, ceilings=CEIL)
+
+
+def test_l2_clear_is_followed_by_a_spin_so_host_time_is_never_timed(monkeypatch):
+    """The clear queues the memset, then bench_spin on the same stream (the GPU stays busy while the host
+    records the start event and runs the call)."""
+    from nvfp4rt import driver
+
+    order = []
+    monkeypatch.setattr(driver, "call", lambda name, *a: order.append(name))
+    monkeypatch.setattr(bench, "spin", lambda stream, device=None, ns=bench.SPIN_NS: order.append(("spin", stream, ns)))
+    t = object.__new__(bench.DriverTimer)
+    t._h, t.device, t._scratch_ptr, t.l2_clear_bytes, t._fill = "stream-7", None, 0x1000, 1 << 20, 0
+    t.clear_l2()
+    assert order == ["cuMemsetD8Async", ("spin", "stream-7", bench.SPIN_NS)]
+    assert bench.SPIN_NS >= 250_000  # above the slowest API path's host time we time (~0.25 ms)
