@@ -541,7 +541,15 @@ def default_results_dir() -> Path:
 
 
 def git_revision(cwd: str | os.PathLike | None = None) -> dict:
-    """``{"revision": <sha or None>, "dirty": <bool or None>}`` of the checkout."""
+    """``{"revision": <sha or None>, "dirty": <bool or None>}`` of the checkout.
+
+    ``NVFP4RT_GIT_REVISION=<sha>[+dirty]`` overrides it, for a copy of a checkout whose ``.git`` is not
+    the one the tree came from (a tree shipped to a GPU machine, say).
+    """
+    forced = os.environ.get("NVFP4RT_GIT_REVISION")
+    if forced:
+        rev, _, flag = forced.partition("+")
+        return {"revision": rev, "dirty": flag == "dirty"}
     cwd = str(cwd or checkout_root())
     try:
         rev = subprocess.run(["git", "rev-parse", "HEAD"], cwd=cwd, capture_output=True, text=True,

@@ -451,3 +451,10 @@ def test_l2_clear_is_followed_by_a_spin_so_host_time_is_never_timed(monkeypatch)
     t.clear_l2()
     assert order == ["cuMemsetD8Async", ("spin", "stream-7", bench.SPIN_NS)]
     assert bench.SPIN_NS >= 250_000  # above the slowest API path's host time we time (~0.25 ms)
+
+
+def test_git_revision_can_be_given_by_the_environment(monkeypatch):
+    monkeypatch.setenv("NVFP4RT_GIT_REVISION", "c" * 40)
+    assert bench.git_revision() == {"revision": "c" * 40, "dirty": False}
+    monkeypatch.setenv("NVFP4RT_GIT_REVISION", "d" * 40 + "+dirty")
+    assert bench.git_revision() == {"revision": "d" * 40, "dirty": True}
