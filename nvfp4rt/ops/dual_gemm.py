@@ -24,7 +24,6 @@ Sizes: any ``m, n, l >= 1``, ``k`` a positive multiple of 64.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -32,6 +31,7 @@ import numpy as np
 
 from .. import driver
 from ..ptxsource import ptx_dir
+from ._args import positive_int, finite_float, device_ptr
 
 __all__ = ["dual_gemm_silu", "dual_gemm_silu_raw", "plan_dual_gemm_silu", "raw_dual_problem", "DualGemmLayout",
            "DualGemmPlan", "DualGeometry", "dual_geometry", "tile_contributors", "workspace_slot", "shared_bytes",
@@ -63,12 +63,6 @@ _DEFAULT_STAGES = 4
 def shared_bytes(num_stages: int) -> int:
     """Dynamic shared memory of one CTA (the PTX header's launch contract)."""
     return 1024 + num_stages * _STAGE_BYTES + _A16_BYTES + 16 * num_stages + 16
-
-
-def _pos_int(name, v) -> int:
-    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v < 1:
-        raise ValueError(f"{name} must be a positive int, got {v!r}")
-    return int(v)
 
 
 @dataclass(frozen=True)
@@ -114,7 +108,7 @@ class DualGeometry:
 def dual_geometry(m: int, n: int, k: int, l: int, sm_count: int, *, stages: int | None = None,
                   units_per_cta: int | None = None) -> DualGeometry:
     """The stream-K split (pure): ``units_per_cta = ceil(units / sm_count)`` unless given."""
-    m, n, k, l, sm_count = (_pos_int(nm, v) for nm, v in (("m", m), ("n", n), ("k", k), ("l", l),
+    m, n, k, l, sm_count = (positive_int(nm, v) for nm, v in (("m", m), ("n", n), ("k", k), ("l", l),
                                                            ("sm_count", sm_count)))
     if k % K_MULTIPLE:
         raise ValueError(f"k must be a multiple of {K_MULTIPLE}, got {k}")
@@ -127,9 +121,9 @@ def dual_geometry(m: int, n: int, k: int, l: int, sm_count: int, *, stages: int 
         if k_stages > MAX_CHAIN_STAGES:  # a CTA's run inside one tile is at most upc stages long
             upc = min(upc, MAX_CHAIN_STAGES)
     else:
-        upc = _pos_int("units_per_cta", units_per_cta)
+        upc = positive_int("units_per_cta", units_per_cta)
     grid = -(-units // upc)
-    s = _DEFAULT_STAGES if stages is None else _pos_int("stages", stages)
+    s = _DEFAULT_STAGES if stages is None else positive_int("stages", stages)
     if not MIN_STAGES <= s <= MAX_STAGES:
         raise ValueError(f"stages must be in {MIN_STAGES}..{MAX_STAGES}, got {s}")
     return DualGeometry(m, n, k, l, m_tiles, n_tiles, k_stages, units, upc, grid, s)
@@ -204,22 +198,6 @@ def layout_problem(m, n, k, l, layout) -> str | None:
     return None
 
 
-def _check_alpha(name, alpha) -> float:
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.integer, np.floating)) \
-            or not math.isfinite(float(alpha)):
-        raise ValueError(f"{name} must be a finite float, got {alpha!r}")
-    return float(alpha)
-
-
-def _ptr_of(name: str, arr) -> int:
-    ptr = getattr(arr, "ptr", None)
-    if isinstance(ptr, bool) or not isinstance(ptr, (int, np.integer)):
-        raise TypeError(f"{name} must be a device array (an object with an int .ptr), got {type(arr).__name__}")
-    if ptr == 0:
-        raise ValueError(f"{name} is a null device pointer")
-    return int(ptr)
-
-
 def kernel_constants(normal_operands: bool = False, wgmma_depth: int = 1) -> dict:
     """Template constants of the kernel variant (the main loop's WG_WAIT/A16_BUFS rule is the GEMM's:
     WG_WAIT <= 2 * A16_BUFS - 5, so depth 1 takes 3 a16 buffers and depth 3 takes 4)."""
@@ -284,7 +262,7 @@ class DualGemmPlan:
             raise TypeError(f"wgmma_depth must be an int, got {type(wgmma_depth).__name__}")
         kernel_constants(False, int(wgmma_depth))  # validates the depth
         self.wgmma_depth = int(wgmma_depth)
-        self.alpha1, self.alpha2 = _check_alpha("alpha1", alpha1), _check_alpha("alpha2", alpha2)
+        self.alpha1, self.alpha2 = finite_float("alpha1", alpha1), finite_float("alpha2", alpha2)
         self.normal_operands = operands_normal((self.alpha1, self.alpha2), normal_operands)
         dual_geometry(m, n, k, l, 1, stages=stages, units_per_cta=units_per_cta)  # validate first
         self.layout = DualGemmLayout.contiguous(m, n, k, l) if layout is None else layout
@@ -389,7 +367,7 @@ class DualGemmPlan:
         from ..launch import _stream_handle
 
         arrs = {"a": a, "b1": b1, "b2": b2, "sfa": sfa, "sfb1": sfb1, "sfb2": sfb2, "c": c}
-        ptrs = {name: _ptr_of(name, x) for name, x in arrs.items()}
+        ptrs = {name: device_ptr(name, x) for name, x in arrs.items()}
         for name in _DATA:
             if ptrs[name] % 16:
                 raise ValueError(f"{name} must be 16-byte aligned for TMA (address 0x{ptrs[name]:x})")
@@ -449,8 +427,8 @@ def plan_dual_gemm_silu(m: int, n: int, k: int, l: int = 1, *, layout: DualGemmL
         raise (TypeError if not isinstance(layout, DualGemmLayout) else ValueError)(why)
     dev = device if device is not None else driver.device()
     _require_hopper(dev)
-    return _cached_plan(int(m), int(n), int(k), int(l), layout, _check_alpha("alpha1", alpha1),
-                        _check_alpha("alpha2", alpha2), dev.ordinal)
+    return _cached_plan(int(m), int(n), int(k), int(l), layout, finite_float("alpha1", alpha1),
+                        finite_float("alpha2", alpha2), dev.ordinal)
 
 
 def raw_dual_problem(a, b1, b2, sfa, sfb1, sfb2, c):

@@ -32,7 +32,6 @@ scales into padded rows of ``k_stages * 16`` bytes on the same stream
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -40,6 +39,7 @@ import numpy as np
 
 from .. import driver
 from ..ptxsource import ptx_dir
+from ._args import positive_int, finite_float, device_ptr
 
 __all__ = [
     "GemmWgmmaPlan",
@@ -153,12 +153,6 @@ class GemmWgmmaGeometry:
         return self.units / (self.grid * self.units_per_cta)
 
 
-def _check_positive_int(name: str, v) -> int:
-    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v < 1:
-        raise ValueError(f"{name} must be a positive int, got {v!r}")
-    return int(v)
-
-
 def wgmma_geometry(m: int, n: int, k: int, l: int, sm_count: int, *, stages: int | None = None,
                    units_per_cta: int | None = None, tile_n: int = TILE) -> GemmWgmmaGeometry:
     """The work split for one GEMM (pure).
@@ -167,7 +161,7 @@ def wgmma_geometry(m: int, n: int, k: int, l: int, sm_count: int, *, stages: int
     one wave); pass a larger value to split fewer tiles (fewer partials) at
     the price of fewer busy SMs.
     """
-    m, n, k, l, sm_count = (_check_positive_int(nm, v) for nm, v in
+    m, n, k, l, sm_count = (positive_int(nm, v) for nm, v in
                             (("m", m), ("n", n), ("k", k), ("l", l), ("sm_count", sm_count)))
     if k % K_MULTIPLE:
         raise ValueError(f"k must be a multiple of {K_MULTIPLE}, got {k}")
@@ -182,12 +176,12 @@ def wgmma_geometry(m: int, n: int, k: int, l: int, sm_count: int, *, stages: int
         # op layer's cap, see nvfp4rt.ops.gemm.MAX_CHAIN_CHUNKS); past that the grid takes more waves
         upc = min(-(-units // sm_count), MAX_CHAIN_UNITS)
     else:
-        upc = _check_positive_int("units_per_cta", units_per_cta)
+        upc = positive_int("units_per_cta", units_per_cta)
     grid = -(-units // upc)
     if stages is None:
         s = _DEFAULT_STAGES
     else:
-        s = _check_positive_int("stages", stages)
+        s = positive_int("stages", stages)
         if not MIN_STAGES <= s <= MAX_STAGES:
             raise ValueError(f"stages must be in {MIN_STAGES}..{MAX_STAGES}, got {s}")
     return GemmWgmmaGeometry(m, n, k, l, m_tiles, n_tiles, k_stages, units, upc, grid, s, tile_n)
@@ -282,22 +276,6 @@ def _kernel(ordinal: int, normal_operands: bool, a_decoder: bool = False, a_bufs
                 constants=kernel_constants(normal_operands, a_decoder, a_bufs, wgmma_depth, tile_n)).kernel(_ENTRY)
 
 
-def _check_alpha(alpha) -> float:
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.integer, np.floating)) \
-            or not math.isfinite(float(alpha)):
-        raise ValueError(f"alpha must be a finite float, got {alpha!r}")
-    return float(alpha)
-
-
-def _ptr_of(name: str, arr) -> int:
-    ptr = getattr(arr, "ptr", None)
-    if isinstance(ptr, bool) or not isinstance(ptr, (int, np.integer)):
-        raise TypeError(f"{name} must be a device array (an object with an int .ptr), got {type(arr).__name__}")
-    if ptr == 0:
-        raise ValueError(f"{name} is a null device pointer")
-    return int(ptr)
-
-
 class _Ptr:
     """A bare device address for the launch packer (which wants ``.ptr``)."""
 
@@ -352,7 +330,7 @@ class GemmWgmmaPlan:
             raise ValueError("multicast: the cluster/TMA-multicast variant is not implemented yet; use multicast=False")
         if not isinstance(normal_operands, bool):
             raise TypeError(f"normal_operands must be a bool, got {type(normal_operands).__name__}")
-        self.alpha = _check_alpha(alpha)
+        self.alpha = finite_float("alpha", alpha)
         self.normal_operands = operands_normal(self.alpha, normal_operands)
         # validate the sizes before touching the GPU
         wgmma_geometry(m, n, k, l, 1, stages=stages, units_per_cta=units_per_cta, tile_n=self.tile_n)
@@ -475,7 +453,7 @@ class GemmWgmmaPlan:
         """Launch on ``stream`` (default: the device's default stream); returns ``c``."""
         from ..launch import _stream_handle
 
-        ptrs = {name: _ptr_of(name, arr) for name, arr in (("a", a), ("b", b), ("sfa", sfa), ("sfb", sfb), ("c", c))}
+        ptrs = {name: device_ptr(name, arr) for name, arr in (("a", a), ("b", b), ("sfa", sfa), ("sfb", sfb), ("c", c))}
         for name in ("a", "b"):
             if ptrs[name] % 16:
                 raise ValueError(f"{name} must be 16-byte aligned for TMA (address 0x{ptrs[name]:x})")

@@ -22,6 +22,7 @@ import numpy as np
 
 from .. import driver
 from ..ptxsource import ptx_dir
+from ._args import positive_int
 from .gemv import GemvLayout
 
 __all__ = ["GemvTmaPlan", "GemvTmaGeometry", "tma_geometry", "K_MULTIPLE", "MAX_STAGES"]
@@ -87,12 +88,6 @@ def _largest_divisor_at_most(n: int, limit: int) -> int:
     return max(d for d in range(1, min(n, limit) + 1) if n % d == 0)
 
 
-def _check_positive_int(name: str, v) -> int:
-    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v < 1:
-        raise ValueError(f"{name} must be a positive int, got {v!r}")
-    return int(v)
-
-
 def stage_shape(k: int, stages: int | None = None, rounds_per_stage: int | None = None) -> tuple[int, int, int, int]:
     """``(steps, warps_per_row, rounds_per_stage, num_stages)`` for a K (pure; validates the overrides)."""
     steps = -(-k // _STEP_VALUES)
@@ -101,14 +96,14 @@ def stage_shape(k: int, stages: int | None = None, rounds_per_stage: int | None 
     if rounds_per_stage is None:
         d = _largest_divisor_at_most(rounds, _MAX_ROUNDS_PER_STAGE)
     else:
-        d = _check_positive_int("rounds_per_stage", rounds_per_stage)
+        d = positive_int("rounds_per_stage", rounds_per_stage)
         if rounds % d or d > _MAX_ROUNDS_PER_STAGE:
             raise ValueError(f"rounds_per_stage must divide the {rounds} rounds per warp of k={k} and be at most "
                              f"{_MAX_ROUNDS_PER_STAGE}, got {d}")
     if stages is None:
         s = min(MAX_STAGES, max(_MIN_DEFAULT_STAGES, -(-_RING_TARGET_BYTES // (d * _ROUND_SLOT_BYTES))))
     else:
-        s = _check_positive_int("stages", stages)
+        s = positive_int("stages", stages)
         if s > MAX_STAGES:
             raise ValueError(f"stages must be in 1..{MAX_STAGES}, got {s}")
     return steps, g, d, s
@@ -137,7 +132,7 @@ def _kernel(ordinal: int):
 
 
 def _validate(m, k, l, layout, alpha, stages, rounds_per_stage):
-    m, k, l = (_check_positive_int(n, v) for n, v in (("m", m), ("k", k), ("l", l)))
+    m, k, l = (positive_int(n, v) for n, v in (("m", m), ("k", k), ("l", l)))
     if k % K_MULTIPLE:
         raise ValueError(f"k must be a multiple of {K_MULTIPLE} for the TMA GEMV (got k={k}); "
                          "use nvfp4rt.ops.gemv.GemvPlan for other K")

@@ -32,6 +32,7 @@ import numpy as np
 
 from .. import driver
 from ..ptxsource import ptx_dir
+from ._args import positive_int
 
 __all__ = ["grouped_gemm", "grouped_gemm_raw", "plan_grouped_gemm", "GroupedGemmPlan", "GroupedGeometry",
            "grouped_geometry", "build_table", "tile_contributors", "workspace_slot", "find_group", "TILE",
@@ -85,12 +86,6 @@ def operands_normal(alphas, requested: bool) -> bool:
     alpha * 2^28 as an fp32 table entry, so when one would overflow the call uses normal operands."""
     big = float(np.finfo(np.float32).max)
     return bool(requested) or any(abs(float(a)) * 2.0**28 > big for a in alphas)
-
-
-def _pos_int(name, v) -> int:
-    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v < 1:
-        raise ValueError(f"{name} must be a positive int, got {v!r}")
-    return int(v)
 
 
 @dataclass(frozen=True)
@@ -153,12 +148,12 @@ def grouped_geometry(shapes, sm_count: int, *, stages: int | None = None,
         raise ValueError("need at least one group")
     if len(shapes) > MAX_GROUPS:
         raise ValueError(f"at most {MAX_GROUPS} groups per launch, got {len(shapes)}")
-    sm_count = _pos_int("sm_count", sm_count)
+    sm_count = positive_int("sm_count", sm_count)
     groups, unit, tile = [], 0, 0
     for i, s in enumerate(shapes):
         if not isinstance(s, (tuple, list)) or len(s) != 3:
             raise ValueError(f"group {i}: expected (m, n, k), got {s!r}")
-        m, n, k = (_pos_int(f"group {i}: {nm}", v) for nm, v in zip("mnk", s))
+        m, n, k = (positive_int(f"group {i}: {nm}", v) for nm, v in zip("mnk", s))
         if k % K_MULTIPLE:
             raise ValueError(f"group {i}: k must be a multiple of {K_MULTIPLE}, got {k}")
         g = GroupShape(m, n, k, -(-m // TILE), -(-n // TILE), -(-k // STAGE_K), unit, tile)
@@ -172,8 +167,8 @@ def grouped_geometry(shapes, sm_count: int, *, stages: int | None = None,
         if max(g.k_stages for g in groups) > MAX_CHAIN_STAGES:  # a CTA's run inside one tile is <= upc stages
             upc = min(upc, MAX_CHAIN_STAGES)
     else:
-        upc = _pos_int("units_per_cta", units_per_cta)
-    s = _DEFAULT_STAGES if stages is None else _pos_int("stages", stages)
+        upc = positive_int("units_per_cta", units_per_cta)
+    s = _DEFAULT_STAGES if stages is None else positive_int("stages", stages)
     if not MIN_STAGES <= s <= MAX_STAGES:
         raise ValueError(f"stages must be in {MIN_STAGES}..{MAX_STAGES}, got {s}")
     return GroupedGeometry(tuple(groups), unit, tile, upc, -(-unit // upc), s)
