@@ -3,9 +3,11 @@ from __future__ import annotations
 
 import math
 
+import ml_dtypes
 import numpy as np
 
-__all__ = ["positive_int", "finite_float", "device_ptr"]
+__all__ = ["positive_int", "finite_float", "device_ptr", "FP4_DTYPES", "SCALE_DTYPES", "check_dtype",
+           "competition_operands"]
 
 
 def positive_int(name: str, v) -> int:
@@ -31,3 +33,27 @@ def device_ptr(name: str, arr) -> int:
     if ptr == 0:
         raise ValueError(f"{name} is a null device pointer")
     return int(ptr)
+
+
+FP4_DTYPES = frozenset({np.dtype(np.uint8), np.dtype(np.int8)})
+SCALE_DTYPES = frozenset({np.dtype(ml_dtypes.float8_e4m3fn), np.dtype(np.uint8)})
+
+
+def check_dtype(name: str, arr, allowed, what: str) -> None:
+    if np.dtype(arr.dtype) not in allowed:
+        raise TypeError(f"{name} must hold {what}, got dtype {np.dtype(arr.dtype)}")
+
+
+def competition_operands(fp4: dict, scales: dict, out: dict) -> None:
+    """Rank and dtype of the competition's 3-D operands, each dict ``{name: array}``: packed e2m1 bytes,
+    e4m3 scales (or their uint8 bits), fp16 outputs.  TypeError/ValueError naming the argument."""
+    for name, arr in (*fp4.items(), *scales.items(), *out.items()):
+        if len(arr.shape) != 3:
+            raise ValueError(f"{name} must be 3-D (competition layout), got shape {tuple(arr.shape)}")
+    for name, arr in fp4.items():
+        check_dtype(name, arr, FP4_DTYPES, "packed e2m1 bytes (uint8)")
+    for name, arr in scales.items():
+        check_dtype(name, arr, SCALE_DTYPES, "e4m3 scales (float8_e4m3fn or uint8)")
+    for name, arr in out.items():
+        if np.dtype(arr.dtype) != np.float16:
+            raise TypeError(f"{name} must be float16, got dtype {np.dtype(arr.dtype)}")

@@ -46,7 +46,8 @@ import numpy as np
 
 from .. import driver
 from ..ptxsource import ptx_dir
-from .gemv import _as_device, _check_dtype, _CView, _FP4_DTYPES, _SCALE_DTYPES, _strides_bytes
+from ._args import competition_operands
+from .gemv import _as_device, _CView, _strides_bytes
 
 __all__ = ["gemm", "gemm_raw", "plan_gemm", "raw_problem", "GemmLayout", "GemmMmaPlan", "variant_for", "mma_geometry",
            "K_MULTIPLE", "VARIANTS"]
@@ -332,15 +333,7 @@ def raw_problem(a, b, sfa, sfb, c):
     Works on anything with ``shape``, ``dtype`` and byte ``strides`` (device arrays, DLPack imports,
     strided views); raises TypeError / ValueError naming the argument.  No device is touched.
     """
-    for name, arr in (("a", a), ("b", b), ("sfa", sfa), ("sfb", sfb), ("c", c)):
-        if len(arr.shape) != 3:
-            raise ValueError(f"{name} must be 3-D (competition layout), got shape {tuple(arr.shape)}")
-    _check_dtype("a", a, _FP4_DTYPES, "packed e2m1 bytes (uint8)")
-    _check_dtype("b", b, _FP4_DTYPES, "packed e2m1 bytes (uint8)")
-    _check_dtype("sfa", sfa, _SCALE_DTYPES, "e4m3 scales (float8_e4m3fn or uint8)")
-    _check_dtype("sfb", sfb, _SCALE_DTYPES, "e4m3 scales (float8_e4m3fn or uint8)")
-    if np.dtype(c.dtype) != np.float16:
-        raise TypeError(f"c must be float16, got dtype {np.dtype(c.dtype)}")
+    competition_operands({"a": a, "b": b}, {"sfa": sfa, "sfb": sfb}, {"c": c})
     m, half_k, l = (int(v) for v in a.shape)
     k = 2 * half_k
     if m < 1 or l < 1:

@@ -15,15 +15,14 @@ arguments: that is the path for callers who count microseconds.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from functools import lru_cache
 
-import ml_dtypes
 import numpy as np
 
 from .. import driver
 from ..ptxsource import ptx_dir
+from ._args import competition_operands
 
 __all__ = ["gemv", "gemv_raw", "GemvPlan", "GemvLayout", "plan_gemv", "variant_for", "MAX_K"]
 
@@ -36,8 +35,6 @@ _MAX_ROWS_PER_CTA = 512  # rows of one CTA: their partial sums sit in shared mem
 #: largest K the kernel holds B for in shared memory (227 KB opt-in on Hopper).
 MAX_K = ((_SMEM_OPTIN - 256) // _SMEM_PER_STEP) * _STEP_VALUES
 
-_FP4_DTYPES = {np.dtype(np.uint8), np.dtype(np.int8)}
-_SCALE_DTYPES = {np.dtype(ml_dtypes.float8_e4m3fn), np.dtype(np.uint8)}
 _KERNEL_FILE = "gemv_nvfp4.ptx"
 _ENTRY = "nvfp4_gemv"
 
@@ -250,11 +247,6 @@ def _as_device(name: str, x, dev):
     return arr
 
 
-def _check_dtype(name, arr, allowed, what):
-    if np.dtype(arr.dtype) not in allowed:
-        raise TypeError(f"{name} must hold {what}, got dtype {np.dtype(arr.dtype)}")
-
-
 def _strides_bytes(arr):
     st = getattr(arr, "strides", None)
     if st is None:
@@ -276,15 +268,7 @@ def gemv_raw(a, b, sfa, sfb, c, *, stream=None, alpha: float = 1.0):
     """
     dev = driver.device()
     a, b, sfa, sfb, c = (_as_device(n, x, dev) for n, x in (("a", a), ("b", b), ("sfa", sfa), ("sfb", sfb), ("c", c)))
-    for name, arr in (("a", a), ("b", b), ("sfa", sfa), ("sfb", sfb), ("c", c)):
-        if len(arr.shape) != 3:
-            raise ValueError(f"{name} must be 3-D (competition layout), got shape {tuple(arr.shape)}")
-    _check_dtype("a", a, _FP4_DTYPES, "packed e2m1 bytes (uint8)")
-    _check_dtype("b", b, _FP4_DTYPES, "packed e2m1 bytes (uint8)")
-    _check_dtype("sfa", sfa, _SCALE_DTYPES, "e4m3 scales (float8_e4m3fn or uint8)")
-    _check_dtype("sfb", sfb, _SCALE_DTYPES, "e4m3 scales (float8_e4m3fn or uint8)")
-    if np.dtype(c.dtype) != np.float16:
-        raise TypeError(f"c must be float16, got dtype {np.dtype(c.dtype)}")
+    competition_operands({"a": a, "b": b}, {"sfa": sfa, "sfb": sfb}, {"c": c})
     m, half_k, l = a.shape
     k = 2 * half_k
     if k == 0 or k % 16:
