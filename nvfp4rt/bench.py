@@ -172,7 +172,6 @@ _SPIN_KERNELS: dict[int, object] = {}
 
 def spin(stream, device=None, ns: int = SPIN_NS) -> None:
     """Queue ``ptx/bench_spin.ptx`` on ``stream``: the GPU idles ``ns`` ns without touching memory."""
-    from . import driver
     from .module import load
     from .ptxsource import ptx_dir
 
@@ -473,6 +472,25 @@ class OpBench:
 
     def release(self, state) -> None:
         """Drop device buffers of ``state`` (optional)."""
+
+    def run_poisoned(self, state, outputs) -> None:
+        """Fill each device array in ``outputs`` with 0xFF bytes (fp16 NaN), run once, synchronize: an
+        output element the kernel does not write cannot pass the check that follows."""
+        from . import driver
+
+        for out in outputs:
+            driver.call("cuMemsetD8", out.ptr, 0xFF, out.nbytes)
+        self.run(state)
+        driver.call("cuCtxSynchronize")
+
+
+def torch_with_cuda():
+    """The torch module when it is importable and sees a CUDA device (peers need it), else None."""
+    try:
+        import torch
+    except ImportError:
+        return None
+    return torch if torch.cuda.is_available() else None
 
 
 _REGISTRY: dict[str, type[OpBench]] = {}
@@ -979,14 +997,10 @@ class GemvBench(OpBench):
 
     def check(self, state: _GemvState) -> None:
         """Poisoned output (0xFFFF, an fp16 NaN), one run, then nvfp4rt.reference's gemv and checker."""
-        from . import driver
         from .reference import check, gemv_ref
 
         c = state.dev["c"]
-        l, m = state.host["a"].shape[:2]
-        driver.call("cuMemsetD8", c.ptr, 0xFF, 2 * l * m)
-        self.run(state)
-        driver.call("cuCtxSynchronize")
+        self.run_poisoned(state, [c])
         got = np.asarray(c.numpy()).transpose(1, 2, 0)  # (l, m, 1) -> [m, 1, l]
         d = state.data
         res = check(got, gemv_ref(d.a, d.b, d.sfa, d.sfb))
@@ -995,11 +1009,8 @@ class GemvBench(OpBench):
 
     def peers(self, state: _GemvState) -> dict[str, Peer]:
         """cuBLAS fp16 bmm on pre-dequantised data, and the naive unpack/lookup/scale/bmm path (torch)."""
-        try:
-            import torch
-        except ImportError:
-            return {}
-        if not torch.cuda.is_available():
+        torch = torch_with_cuda()
+        if torch is None:
             return {}
         h = dict(state.host)
         h["b"], h["sfb"] = np.ascontiguousarray(h["b"][:, :1]), np.ascontiguousarray(h["sfb"][:, :1])  # row 0 is b

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .bench import BenchCheckError, OpBench, Peer, _dequant_fp4_host, register_op
+from .bench import BenchCheckError, OpBench, Peer, _dequant_fp4_host, register_op, torch_with_cuda
 from .data import PRESETS
 
 __all__ = ["GemmBench"]
@@ -88,13 +88,10 @@ class GemmBench(OpBench):
         gemm_raw(v["a"], v["b"], v["sfa"], v["sfb"], v["c"], stream=state.stream, variant=self.variant)
 
     def check(self, state: _GemmState) -> None:
-        from . import driver
         from .reference import check, gemm_ref
 
         c = state.dev["c"]
-        driver.call("cuMemsetD8", c.ptr, 0xFF, c.nbytes)  # poison: 0xFFFF is an fp16 NaN
-        self.run(state)
-        driver.call("cuCtxSynchronize")
+        self.run_poisoned(state, [c])
         got = c.numpy().transpose(1, 2, 0)
         h = state.host
         res = check(got, gemm_ref(h.a, h.b, h.sfa, h.sfb))
@@ -103,11 +100,8 @@ class GemmBench(OpBench):
 
     def peers(self, state: _GemmState) -> dict[str, Peer]:
         """cuBLAS fp16 ``torch.matmul(A, B^T)`` on pre-dequantised operands (torch with CUDA only)."""
-        try:
-            import torch
-        except ImportError:
-            return {}
-        if not torch.cuda.is_available():
+        torch = torch_with_cuda()
+        if torch is None:
             return {}
         h = state.host
         a16 = torch.from_numpy(_dequant_fp4_host(h.physical("a")[0], h.physical("sfa")[0].view(np.uint8))

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .bench import BenchCheckError, OpBench, Peer, _dequant_fp4_host, register_op
+from .bench import BenchCheckError, OpBench, Peer, _dequant_fp4_host, register_op, torch_with_cuda
 from .data import PRESETS
 
 __all__ = ["GroupedGemmBench"]
@@ -92,13 +92,9 @@ class GroupedGemmBench(OpBench):
         grouped_gemm_raw(state.views, stream=state.stream)
 
     def check(self, state: _GroupedState) -> None:
-        from . import driver
         from .reference import check, gemm_ref
 
-        for arrs in state.dev:
-            driver.call("cuMemsetD8", arrs["c"].ptr, 0xFF, arrs["c"].nbytes)
-        self.run(state)
-        driver.call("cuCtxSynchronize")
+        self.run_poisoned(state, [arrs["c"] for arrs in state.dev])
         for i, (arrs, g) in enumerate(zip(state.dev, state.host.groups)):
             res = check(arrs["c"].numpy().transpose(1, 2, 0), gemm_ref(g.a, g.b, g.sfa, g.sfb))
             if not res.ok:
@@ -112,11 +108,8 @@ class GroupedGemmBench(OpBench):
                 gemm_raw(*v, stream=state.stream)
 
         peers = {"nvfp4rt_gemm_per_group": Peer(per_group_gemm, "nvfp4rt")}
-        try:
-            import torch
-        except ImportError:
-            return peers
-        if not torch.cuda.is_available():
+        torch = torch_with_cuda()
+        if torch is None:
             return peers
         mats = []
         for g in state.host.groups:

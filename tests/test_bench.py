@@ -303,6 +303,7 @@ def _gemv_state(host_out):
 
     class FakeC:
         ptr = 0
+        nbytes = 2 * l * m  # fp16 [l, m, 1]
 
         def numpy(self):
             return host_out(l, m)
