@@ -15,7 +15,7 @@ import weakref
 from . import driver
 from .stream import resolve_device
 
-__all__ = ["DeviceAllocation"]
+__all__ = ["DeviceAllocation", "copy_2d_async"]
 
 
 def _free(ptr: int, device) -> None:
@@ -68,3 +68,19 @@ class DeviceAllocation:
     def __repr__(self) -> str:
         state = "freed" if self.closed else f"0x{self._ptr:x}"
         return f"<DeviceAllocation {self.nbytes} bytes at {state} on device {self.device.ordinal}>"
+
+
+def copy_2d_async(dst: int, dst_pitch: int, src: int, src_pitch: int, width: int, height: int, stream) -> None:
+    """Device-to-device copy of ``height`` rows of ``width`` bytes between pitched buffers, queued on
+    ``stream`` (a ``CUstream``) with ``cuMemcpy2DAsync``."""
+    d = driver.raw
+    p = d.CUDA_MEMCPY2D()
+    p.srcMemoryType = d.CUmemorytype.CU_MEMORYTYPE_DEVICE
+    p.srcDevice = src
+    p.srcPitch = src_pitch
+    p.dstMemoryType = d.CUmemorytype.CU_MEMORYTYPE_DEVICE
+    p.dstDevice = dst
+    p.dstPitch = dst_pitch
+    p.WidthInBytes = width
+    p.Height = height
+    driver.call("cuMemcpy2DAsync", p, stream)

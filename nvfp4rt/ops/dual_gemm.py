@@ -30,6 +30,8 @@ from functools import lru_cache
 import numpy as np
 
 from .. import driver
+from ..launch import Pointer
+from ..memory import copy_2d_async
 from ..ptxsource import ptx_dir
 from ._args import positive_int, finite_float, device_ptr
 
@@ -231,13 +233,6 @@ def _kernel(ordinal: int, normal_operands: bool, wgmma_depth: int = 1):
                 constants=kernel_constants(normal_operands, wgmma_depth)).kernel(_ENTRY)
 
 
-class _Ptr:
-    __slots__ = ("ptr",)
-
-    def __init__(self, ptr: int):
-        self.ptr = ptr
-
-
 class DualGemmPlan:
     """A dual GEMM of fixed size and layout on one Hopper device, ready to launch again and again.
 
@@ -350,16 +345,8 @@ class DualGemmPlan:
             driver.call("cuMemsetD8", buf.ptr, 0, nbytes)
         row, batch = getattr(self.layout, which + "_row"), getattr(self.layout, which + "_batch")
         for bi in range(self.l):
-            cp = driver.raw.CUDA_MEMCPY2D()
-            cp.srcMemoryType = driver.raw.CUmemorytype.CU_MEMORYTYPE_DEVICE
-            cp.srcDevice = src + bi * batch
-            cp.srcPitch = row
-            cp.dstMemoryType = driver.raw.CUmemorytype.CU_MEMORYTYPE_DEVICE
-            cp.dstDevice = buf.ptr + bi * rows * self._sf_pitch
-            cp.dstPitch = self._sf_pitch
-            cp.WidthInBytes = self.k // 16
-            cp.Height = rows
-            driver.call("cuMemcpy2DAsync", cp, stream_handle)
+            copy_2d_async(buf.ptr + bi * rows * self._sf_pitch, self._sf_pitch, src + bi * batch, row,
+                          self.k // 16, rows, stream_handle)
         return buf.ptr
 
     def run(self, a, b1, b2, sfa, sfb1, sfb2, c, stream=None):
@@ -385,8 +372,8 @@ class DualGemmPlan:
         g = self.geometry
         if self._launch is None:
             self._launch = self.kernel.prepare(
-                maps["a"], maps["b1"], maps["b2"], maps["sfa"], maps["sfb1"], maps["sfb2"], _Ptr(ptrs["c"]),
-                _Ptr(self._ws.ptr), _Ptr(self._counters.ptr), self.layout.c_row, self.layout.c_batch, g.m, g.n,
+                maps["a"], maps["b1"], maps["b2"], maps["sfa"], maps["sfb1"], maps["sfb2"], Pointer(ptrs["c"]),
+                Pointer(self._ws.ptr), Pointer(self._counters.ptr), self.layout.c_row, self.layout.c_batch, g.m, g.n,
                 g.k_stages, g.m_tiles, g.n_tiles, g.units, g.units_per_cta, g.num_stages,
                 self.alpha1 * scale, self.alpha2 * scale,
                 grid=g.grid, block=_THREADS, shared_mem=g.shared_mem, stream=stream)
@@ -394,7 +381,7 @@ class DualGemmPlan:
             for name, tm in maps.items():
                 if self._launched_maps.get(name) != (id(tm), tm.base):
                     self._launch.set("tmap_" + name, tm)
-            self._launch.set("p_c", _Ptr(ptrs["c"]))
+            self._launch.set("p_c", Pointer(ptrs["c"]))
             self._launch.set_stream(stream)
         self._launched_maps = {name: (id(tm), tm.base) for name, tm in maps.items()}
         self._launch.launch()

@@ -38,6 +38,8 @@ from functools import lru_cache
 import numpy as np
 
 from .. import driver
+from ..launch import Pointer
+from ..memory import copy_2d_async
 from ..ptxsource import ptx_dir
 from ._args import positive_int, finite_float, device_ptr
 
@@ -276,15 +278,6 @@ def _kernel(ordinal: int, normal_operands: bool, a_decoder: bool = False, a_bufs
                 constants=kernel_constants(normal_operands, a_decoder, a_bufs, wgmma_depth, tile_n)).kernel(_ENTRY)
 
 
-class _Ptr:
-    """A bare device address for the launch packer (which wants ``.ptr``)."""
-
-    __slots__ = ("ptr",)
-
-    def __init__(self, ptr: int):
-        self.ptr = ptr
-
-
 class GemmWgmmaPlan:
     """A Hopper NVFP4 GEMM of fixed size on one device, ready to launch again and again.
 
@@ -436,16 +429,8 @@ class GemmWgmmaPlan:
                 self._sfb_pad = buf
         row, batch = getattr(self.layout, which + "_row"), getattr(self.layout, which + "_batch")
         for bi in range(self.l):
-            cp = driver.raw.CUDA_MEMCPY2D()
-            cp.srcMemoryType = driver.raw.CUmemorytype.CU_MEMORYTYPE_DEVICE
-            cp.srcDevice = src + bi * batch
-            cp.srcPitch = row
-            cp.dstMemoryType = driver.raw.CUmemorytype.CU_MEMORYTYPE_DEVICE
-            cp.dstDevice = buf.ptr + bi * rows * self._sf_pitch
-            cp.dstPitch = self._sf_pitch
-            cp.WidthInBytes = self.k // 16
-            cp.Height = rows
-            driver.call("cuMemcpy2DAsync", cp, stream_handle)
+            copy_2d_async(buf.ptr + bi * rows * self._sf_pitch, self._sf_pitch, src + bi * batch, row,
+                          self.k // 16, rows, stream_handle)
         return buf.ptr
 
     # ------------------------------------------------------------------ launch
@@ -470,15 +455,15 @@ class GemmWgmmaPlan:
         g = self.geometry
         if self._launch is None:
             self._launch = self.kernel.prepare(
-                maps["a"], maps["b"], maps["sfa"], maps["sfb"], _Ptr(ptrs["c"]), _Ptr(self._ws.ptr),
-                _Ptr(self._counters.ptr), self.layout.c_row, self.layout.c_batch, g.m, g.n, g.k_stages, g.m_tiles, g.n_tiles, g.units, g.units_per_cta,
+                maps["a"], maps["b"], maps["sfa"], maps["sfb"], Pointer(ptrs["c"]), Pointer(self._ws.ptr),
+                Pointer(self._counters.ptr), self.layout.c_row, self.layout.c_batch, g.m, g.n, g.k_stages, g.m_tiles, g.n_tiles, g.units, g.units_per_cta,
                 g.num_stages, alpha, grid=g.grid, block=self.threads, shared_mem=self.shared_mem, stream=stream)
         else:  # the prepared launch holds copies of the descriptor bytes: refresh the ones that moved
             for name, tm in maps.items():
                 if self._launched_maps.get(name) != (id(tm), tm.base):
                     self._launch.set("tmap_" + name, tm)
         self._launched_maps = {name: (id(tm), tm.base) for name, tm in maps.items()}
-        self._launch.set("p_c", _Ptr(ptrs["c"]))
+        self._launch.set("p_c", Pointer(ptrs["c"]))
         self._launch.set_stream(stream)
         self._launch.launch()
         return c

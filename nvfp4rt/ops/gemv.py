@@ -21,6 +21,7 @@ from functools import lru_cache
 import numpy as np
 
 from .. import driver
+from ..memory import copy_2d_async
 from ..ptxsource import ptx_dir
 from ._args import competition_operands
 
@@ -306,7 +307,7 @@ def _gemv_padded(a, b, sfa, sfb, c, m, k, l, dev, stream, alpha):
         s = _strides_bytes(src)
         dpitch = dst.shape[2]
         for batch in range(l):
-            _copy_2d(dst.ptr + batch * rows * dpitch, dpitch, src.ptr + batch * s[2], s[0], width, rows, st)
+            copy_2d_async(dst.ptr + batch * rows * dpitch, dpitch, src.ptr + batch * s[2], s[0], width, rows, st)
     layout = GemvLayout(kp // 2, m * kp // 2, kp // 16, m * kp // 16, kp // 2, kp // 16,
                         _strides_bytes(c)[0] // 2, _strides_bytes(c)[2] // 2)
     plan = _cached_plan(m, kp, l, layout, float(alpha), dev.ordinal, variant_for(dev))
@@ -323,20 +324,6 @@ def _stream_handle(stream, dev):
 
     s = as_stream(stream, device=dev) if stream is not None else None
     return s.handle if s is not None else driver.raw.CUstream(0)
-
-
-def _copy_2d(dst, dpitch, src, spitch, width, height, stream):
-    d = driver.raw
-    p = d.CUDA_MEMCPY2D()
-    p.srcMemoryType = d.CUmemorytype.CU_MEMORYTYPE_DEVICE
-    p.srcDevice = src
-    p.srcPitch = spitch
-    p.dstMemoryType = d.CUmemorytype.CU_MEMORYTYPE_DEVICE
-    p.dstDevice = dst
-    p.dstPitch = dpitch
-    p.WidthInBytes = width
-    p.Height = height
-    driver.call("cuMemcpy2DAsync", p, stream)
 
 
 def gemv(a, b, out=None, *, stream=None):

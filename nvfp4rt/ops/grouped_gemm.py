@@ -31,6 +31,7 @@ from functools import lru_cache
 import numpy as np
 
 from .. import driver
+from ..launch import Pointer
 from ..ptxsource import ptx_dir
 from ._args import positive_int
 
@@ -213,13 +214,6 @@ def _kernel(ordinal: int, normal_operands: bool, wgmma_depth: int = 1):
 
     return load(ptx_dir() / _KERNEL_FILE, device=driver.Device(ordinal), target="sm_90a",
                 constants=kernel_constants(normal_operands, wgmma_depth)).kernel(_ENTRY)
-
-
-class _Ptr:
-    __slots__ = ("ptr",)
-
-    def __init__(self, ptr: int):
-        self.ptr = ptr
 
 
 def _check_group_layout(i, m, n, k, lay):
@@ -426,7 +420,7 @@ class GroupedGemmPlan:
         if launch is None:
             kernel = self.kernel if normal == self.normal_operands else self._variant(normal)
             launch = self._launches[normal] = kernel.prepare(
-                _Ptr(self._tmap_buf.ptr), _Ptr(self._table.ptr), _Ptr(self._ws.ptr), _Ptr(self._counters.ptr),
+                Pointer(self._tmap_buf.ptr), Pointer(self._table.ptr), Pointer(self._ws.ptr), Pointer(self._counters.ptr),
                 g.units, g.units_per_cta, g.num_stages, grid=g.grid, block=_THREADS, shared_mem=self.shared_mem,
                 stream=stream)
         else:
