@@ -102,3 +102,38 @@ def test_shared_memory_fits_the_hopper_opt_in_limit_at_max_k():
     assert g.shared_mem == _shared_mem(g.steps, g.rows_per_cta, 1 << g.log2_warps_per_row) <= 227 * 1024
     with pytest.raises(ValueError, match="shared memory"):
         _geometry(7, MAX_K + 1024 * 8, 1, 1, 132)
+
+
+def _metas(m=300, k=1024, l=2, **override):
+    """Operand metadata as gemv_raw sees it: competition views [rows, cols, l] of batch-major arrays."""
+    import numpy as np
+
+    from nvfp4rt.ops.gemv import _Meta
+
+    def view(rows, cols, dtype, itemsize):
+        return _Meta((rows, cols, l), (cols * itemsize, itemsize, rows * cols * itemsize), np.dtype(dtype), 0)
+
+    metas = {"a": view(m, k // 2, "uint8", 1), "b": view(128, k // 2, "uint8", 1),
+             "sfa": view(m, k // 16, "uint8", 1), "sfb": view(128, k // 16, "uint8", 1),
+             "c": view(m, 1, "float16", 2)}
+    metas.update(override)
+    return tuple(metas[n] for n in ("a", "b", "sfa", "sfb", "c"))
+
+
+def test_raw_checks_are_cached_per_operand_kind_and_errors_are_not():
+    from nvfp4rt.ops.gemv import GemvLayout, _check_raw, _Meta
+
+    _check_raw.cache_clear()
+    m, k, l, layout = _check_raw(_metas(), 0)
+    assert (m, k, l) == (300, 1024, 2)
+    assert layout == GemvLayout(512, 300 * 512, 64, 300 * 64, 128 * 512, 128 * 64, 1, 300)
+    assert _check_raw(_metas(), 0) == (m, k, l, layout) and _check_raw.cache_info().hits == 1
+    assert _check_raw(_metas(k=1040), 0)[3] is None  # k % 32 == 16: the padded path
+    bad = _metas(c=_Meta((300, 1, 2), (2, 2, 600), __import__("numpy").dtype("float32"), 0))
+    for _ in range(2):  # raised both times: a failed check is never remembered
+        with pytest.raises(TypeError, match="c must be float16"):
+            _check_raw(bad, 0)
+    with pytest.raises(ValueError, match="sfa must have shape"):
+        _check_raw(_metas(sfa=_metas(m=301)[2]), 0)
+    with pytest.raises(ValueError, match="b is on device 1"):
+        _check_raw(_metas(b=_metas()[1]._replace(ordinal=1)), 0)

@@ -17,12 +17,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 import numpy as np
 
 from .. import driver
 from ..memory import copy_2d_async
 from ..ptxsource import ptx_dir
+from ..array import DeviceArray
 from ._args import competition_operands
 
 __all__ = ["gemv", "gemv_raw", "GemvPlan", "GemvLayout", "plan_gemv", "variant_for", "MAX_K"]
@@ -229,8 +231,11 @@ def plan_gemv(m: int, k: int, l: int = 1, *, layout: GemvLayout | None = None, a
 
 # ----------------------------------------------------------------------------- validation helpers
 
+_DEVICE_ARRAY_ATTRS = ("ptr", "shape", "strides", "dtype", "device")
+
+
 def _as_device(name: str, x, dev):
-    if isinstance(x, _CView) or all(hasattr(x, n) for n in ("ptr", "shape", "strides", "dtype", "device")) \
+    if type(x) in _OUR_ARRAY_TYPES or all(hasattr(x, n) for n in _DEVICE_ARRAY_ATTRS) \
             and not isinstance(x, np.ndarray):
         if x.device.ordinal != dev.ordinal:
             raise ValueError(f"{name} is on device {x.device.ordinal}, but the operation runs on device {dev.ordinal}")
@@ -250,6 +255,8 @@ def _as_device(name: str, x, dev):
 
 def _strides_bytes(arr):
     st = getattr(arr, "strides", None)
+    if type(st) is tuple and all(type(v) is int for v in st):
+        return st
     if st is None:
         itemsize = np.dtype(arr.dtype).itemsize
         st, acc = [], itemsize
@@ -266,31 +273,63 @@ def gemv_raw(a, b, sfa, sfb, c, *, stream=None, alpha: float = 1.0):
     a ``[m, k/2, l]`` uint8 (packed e2m1) or torch ``float4_e2m1fn_x2``; b ``[n_b, k/2, l]`` (row 0 is
     used); sfa ``[m, k/16, l]`` and sfb ``[n_b, k/16, l]`` e4m3 (or uint8 bit patterns).
     k must be a multiple of 16 (multiples of 32 run without any copy).
+
+    The checks depend only on the operands' shapes, byte strides, dtypes and devices, so their outcome is
+    cached per combination: a loop over the same kind of operands pays them once.
     """
     dev = driver.device()
-    a, b, sfa, sfb, c = (_as_device(n, x, dev) for n, x in (("a", a), ("b", b), ("sfa", sfa), ("sfb", sfb), ("c", c)))
+    arrays = (a, b, sfa, sfb, c)
+    if not all(type(x) in _OUR_ARRAY_TYPES for x in arrays):
+        arrays = tuple(_as_device(n, x, dev) for n, x in zip(_RAW_NAMES, arrays))
+    meta = tuple(_Meta(tuple(x.shape), None if x.strides is None else tuple(x.strides), x.dtype, x.device.ordinal)
+                 for x in arrays)
+    m, k, l, layout = _check_raw(meta, dev.ordinal)
+    if layout is None:
+        return _gemv_padded(*arrays, m, k, l, dev, stream, alpha)
+    plan = _cached_plan(m, k, l, layout, float(alpha), dev.ordinal, variant_for(dev))
+    return plan(*arrays, stream=stream)
+
+
+_RAW_NAMES = ("a", "b", "sfa", "sfb", "c")
+
+
+class _Meta(NamedTuple):
+    """What the raw call's checks look at: shape, byte strides (or None), dtype and device of an operand."""
+
+    shape: tuple
+    strides: tuple | None
+    dtype: object
+    ordinal: int
+
+
+@lru_cache(maxsize=256)
+def _check_raw(meta: tuple, ordinal: int):
+    """``(m, k, l, GemvLayout)`` for valid operands (layout None: k % 32 == 16, the padded path), else a
+    TypeError/ValueError naming the operand (exceptions are not cached: bad calls are re-checked)."""
+    for name, x in zip(_RAW_NAMES, meta):
+        if x.ordinal != ordinal:
+            raise ValueError(f"{name} is on device {x.ordinal}, but the operation runs on device {ordinal}")
+    a, b, sfa, sfb, c = meta
     competition_operands({"a": a, "b": b}, {"sfa": sfa, "sfb": sfb}, {"c": c})
-    m, half_k, l = a.shape
+    m, half_k, l = (int(v) for v in a.shape)
     k = 2 * half_k
     if k == 0 or k % 16:
         raise ValueError(f"a's K (2 * a.shape[1] = {k}) must be a positive multiple of 16")
-    if b.shape[1:] != (half_k, l) or b.shape[0] < 1:
+    if tuple(b.shape[1:]) != (half_k, l) or b.shape[0] < 1:
         raise ValueError(f"b must have shape [n_b >= 1, {half_k}, {l}] to match a {tuple(a.shape)}, got {tuple(b.shape)}")
     if tuple(sfa.shape) != (m, k // 16, l):
         raise ValueError(f"sfa must have shape [{m}, {k // 16}, {l}], got {tuple(sfa.shape)}")
-    if sfb.shape[1:] != (k // 16, l) or sfb.shape[0] < 1:
+    if tuple(sfb.shape[1:]) != (k // 16, l) or sfb.shape[0] < 1:
         raise ValueError(f"sfb must have shape [n_b >= 1, {k // 16}, {l}], got {tuple(sfb.shape)}")
     if tuple(c.shape) != (m, 1, l):
         raise ValueError(f"c must have shape [{m}, 1, {l}], got {tuple(c.shape)}")
-    sa, sb, ssa, ssb, sc = (_strides_bytes(x) for x in (a, b, sfa, sfb, c))
+    sa, sb, ssa, ssb, sc = (_strides_bytes(x) for x in meta)
     for name, st in (("a", sa), ("b", sb), ("sfa", ssa), ("sfb", ssb)):
         if st[1] != 1:
             raise ValueError(f"{name} must be contiguous along K (stride of axis 1 == 1 byte), got strides {st}")
     if k % 32:
-        return _gemv_padded(a, b, sfa, sfb, c, m, k, l, dev, stream, alpha)
-    layout = GemvLayout(sa[0], sa[2], ssa[0], ssa[2], sb[2], ssb[2], sc[0] // 2, sc[2] // 2)
-    plan = _cached_plan(m, k, l, layout, float(alpha), dev.ordinal, variant_for(dev))
-    return plan(a, b, sfa, sfb, c, stream=stream)
+        return m, k, l, None
+    return m, k, l, GemvLayout(sa[0], sa[2], ssa[0], ssa[2], sb[2], ssb[2], sc[0] // 2, sc[2] // 2)
 
 
 def _gemv_padded(a, b, sfa, sfb, c, m, k, l, dev, stream, alpha):
@@ -388,3 +427,7 @@ class _CView:
         self.dtype = base.dtype
         self.ptr = base.ptr
         self.device = base.device
+
+
+#: the device-array types whose attributes need no duck-typing check (the hot path of the raw calls)
+_OUR_ARRAY_TYPES = (DeviceArray, _CView)
