@@ -22,10 +22,7 @@ the GPU rather than failing.  The competition shapes are then timed with nvfp4rt
 ceiling; the cuBLAS fp16 best path of FACTS section 4).
 """
 import argparse
-import os
 import sys
-import threading
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -43,28 +40,6 @@ AWKWARD = [(1, 1, 64, 1), (100, 130, 320, 1), (257, 65, 1088, 2), (64, 7, 960, 1
            (128, 64, 256, 1), (300, 1000, 2048, 1), (96, 4096, 7168, 1)]
 SMALL = [(1, 1, 64, 1), (100, 130, 320, 1), (129, 64, 256, 2), (256, 192, 1024, 1)]
 NAMES = ("a", "b1", "b2", "sfa", "sfb1", "sfb2")
-
-
-class Watchdog:
-    """Ends the process if ``arm``ed work does not ``disarm`` within the timeout (GPU hangs block in C)."""
-
-    def __init__(self, seconds: float):
-        self.seconds, self.deadline, self.what = seconds, None, ""
-        threading.Thread(target=self._watch, daemon=True).start()
-
-    def arm(self, what: str):
-        self.what, self.deadline = what, time.monotonic() + self.seconds
-
-    def disarm(self):
-        self.deadline = None
-
-    def _watch(self):
-        while True:
-            time.sleep(0.5)
-            d = self.deadline
-            if d is not None and time.monotonic() > d:
-                print(f"FAIL {self.what}: TIMEOUT after {self.seconds:.0f} s (kernel hang? TMA / mbarrier)", flush=True)
-                os._exit(3)
 
 
 def device_arrays(d):
