@@ -26,6 +26,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np  # noqa: E402
+from hang_watchdog import Watchdog  # noqa: E402  (tools/ is on sys.path when a tool runs)
 
 import nvfp4rt  # noqa: E402
 from nvfp4rt import data, reference  # noqa: E402
