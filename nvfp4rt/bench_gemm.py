@@ -12,7 +12,7 @@ Registered with :mod:`nvfp4rt.bench` (its ``_load_builtin_ops`` imports this mod
 * the peer: cuBLAS fp16 ``torch.matmul`` on operands dequantised on the host beforehand (exact
   in fp16), timed the same way with L2 cleared.
 
-``NVFP4RT_GEMM_VARIANT=mma|wgmma`` forces a kernel variant (default: the runtime's choice).
+``NVFP4RT_GEMM_VARIANT=mma|wgmma|wgmma_cluster`` forces a kernel variant (default: the runtime's choice).
 """
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ import numpy as np
 
 from .bench import BenchCheckError, OpBench, Peer, _dequant_fp4_host, register_op, torch_with_cuda
 from .data import PRESETS
+from .ops.gemm import VARIANTS
 
 __all__ = ["GemmBench"]
 
@@ -63,8 +64,8 @@ class GemmBench(OpBench):
     @property
     def variant(self):
         v = os.environ.get("NVFP4RT_GEMM_VARIANT") or None
-        if v not in (None, "mma", "wgmma"):
-            raise ValueError(f"NVFP4RT_GEMM_VARIANT must be 'mma' or 'wgmma', got {v!r}")
+        if v is not None and v not in VARIANTS:
+            raise ValueError(f"NVFP4RT_GEMM_VARIANT must be one of {VARIANTS}, got {v!r}")
         return v
 
     def make_inputs(self, shape: dict, rng: np.random.Generator) -> _GemmState:

@@ -14,7 +14,8 @@ then each variant of SWEEP runs in its own child process under a timeout (a hung
 pipeline kills only that child and prints TIMEOUT): per shape, PASS/FAIL on both distributions
 (NaN-poisoned c) and the median time (time_op, L2 cleared), one line per (variant, shape).
 --sweep-only NAME[,NAME...] restricts it; --variant NAME runs one variant's plan options in the
-normal (non-sweep) mode.
+normal (non-sweep) mode.  The cl* variants are the cluster kernel (ptx/gemm_nvfp4_wgmma_cluster.ptx via
+nvfp4rt.ops.gemm_wgmma_cluster: A decoded once per call, A16 multicast across `cluster` CTAs).
 
 For every shape and both data distributions: fresh data (nvfp4rt.data.gemm_data, seed=None),
 c poisoned with NaN, one launch, compare with nvfp4rt.reference.gemm_ref (the competition's
@@ -56,7 +57,27 @@ SWEEP = {
     "wide_n": dict(tile_n=256, normal_operands=True),
     "dec4": dict(a_decoder=True, a_bufs=4, stages=3),             # A decoder warpgroup, 4 a16 buffers, 3 stages
     "dec3": dict(a_decoder=True, a_bufs=3, stages=3),
+    # the cluster kernel (ptx/gemm_nvfp4_wgmma_cluster.ptx): A decoded once per call, A16 multicast
+    "cl1": dict(cluster=1),                                       # no multicast: every CTA loads its A16
+    "cl2": dict(cluster=2),                                       # pairs along n share each A16 load (default)
+    "cl4": dict(cluster=4),
+    "cl2_s5": dict(cluster=2, stages=5),                          # a deeper B ring
+    "cl2_b8s3": dict(cluster=2, a_bufs=8, stages=3),              # a deeper a16 ring, shallower B ring
+    "cl4_b8s3": dict(cluster=4, a_bufs=8, stages=3),
 }
+_CLUSTER_KEYS = ("cluster", "stages", "a_bufs", "units_per_cluster")
+
+
+def make_plan(m, n, k, l, kw):
+    """The plan a SWEEP entry (or the command line's options) describes: a cluster entry has a 'cluster' key."""
+    if "cluster" in kw:
+        from nvfp4rt.ops.gemm_wgmma_cluster import GemmClusterPlan
+
+        ckw = {key: kw[key] for key in _CLUSTER_KEYS if kw.get(key) is not None}
+        if kw.get("units_per_cta") is not None:
+            ckw["units_per_cluster"] = kw["units_per_cta"]
+        return GemmClusterPlan(m, n, k, l, **ckw)
+    return W.GemmWgmmaPlan(m, n, k, l, **kw)
 SWEEP_TIMEOUT_S = 60
 
 
@@ -99,7 +120,7 @@ def _sweep_child(name, tmp, iters):
             z = np.load(Path(tmp) / f"{m}_{n}_{k}_{l}_{dist}.npz")
             d = _Loaded(z)
             arr = device_arrays(d)
-            plan = W.GemmWgmmaPlan(m, n, k, l, **kw)
+            plan = make_plan(m, n, k, l, kw)
             plan(arr["a"], arr["b"], arr["sfa"], arr["sfb"], arr["c"])
             out = arr["c"].numpy()
             res = reference.check(out.transpose(1, 2, 0), z["ref"])
@@ -157,7 +178,7 @@ def check_shape(shape, distribution, plan_kwargs, verbose):
     d = data.gemm_data(m, n, k, l, seed=None, distribution=distribution)
     ref = reference.gemm_ref(d.a, d.b, d.sfa, d.sfb)
     arr = device_arrays(d)
-    plan = W.GemmWgmmaPlan(m, n, k, l, **plan_kwargs)
+    plan = make_plan(m, n, k, l, plan_kwargs)
     plan(arr["a"], arr["b"], arr["sfa"], arr["sfb"], arr["c"])
     out = arr["c"].numpy()
     res = reference.check(out.transpose(1, 2, 0), ref)
@@ -167,8 +188,9 @@ def check_shape(shape, distribution, plan_kwargs, verbose):
     same = np.array_equal(out.view(np.uint16), again.view(np.uint16))
     ok = res.ok and same
     g = plan.geometry
-    print(f"{'PASS' if ok else 'FAIL'} {m},{n},{k},{l} {distribution:11s} grid={g.grid} upc={g.units_per_cta} "
-          f"split_tiles={g.split_tiles}" + ("" if res.ok else f"  {res.report()}")
+    upc = getattr(g, "units_per_cta", getattr(g, "units_per_cluster", None))
+    print(f"{'PASS' if ok else 'FAIL'} {m},{n},{k},{l} {distribution:11s} grid={g.grid} upc={upc} "
+          f"split_tiles={getattr(g, 'split_tiles', '-')}" + ("" if res.ok else f"  {res.report()}")
           + ("" if same else "  second launch differs (non-deterministic or counters not reset)"), flush=True)
     if verbose and not res.ok:
         bad = ~np.isclose(out.transpose(1, 2, 0).astype(np.float64), ref, rtol=1e-3, atol=1e-3)
@@ -215,7 +237,7 @@ def main(argv=None):
               normal_operands=args.normal_operands, wgmma_depth=args.wgmma_depth, tile_n=args.tile_n)
     if args.variant:
         kw.update(SWEEP[args.variant])
-    if args.info:
+    if args.info and "cluster" not in kw:
         from nvfp4rt.assemble import assemble
 
         rep = assemble(Path(W.__file__).resolve().parent.parent.parent / "ptx" / "gemm_nvfp4_wgmma.ptx", "sm_90a",
@@ -240,7 +262,7 @@ def main(argv=None):
             m, n, k, l = shape
             d = data.gemm_data(m, n, k, l, seed=None)
             arr = device_arrays(d)
-            plan = W.GemmWgmmaPlan(m, n, k, l, **kw)
+            plan = make_plan(m, n, k, l, kw)
             t = time_op(lambda: plan(arr["a"], arr["b"], arr["sfa"], arr["sfb"], arr["c"]), iters=args.iters)
             us = t.median_us
             tflops = plan.flops / us / 1e6

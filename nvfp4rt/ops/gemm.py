@@ -54,7 +54,7 @@ __all__ = ["gemm", "gemm_raw", "plan_gemm", "raw_problem", "GemmLayout", "GemmMm
 
 #: k must be a positive multiple of this (one pipeline chunk of both kernels).
 K_MULTIPLE = 64
-VARIANTS = ("mma", "wgmma")
+VARIANTS = ("mma", "wgmma", "wgmma_cluster")
 
 # ptx/gemm_nvfp4_mma.ptx's geometry (tools/gen_gemm_mma_ptx.py; tests/test_gemm.py compares them)
 _MMA_FILE = "gemm_nvfp4_mma.ptx"
@@ -296,6 +296,10 @@ def variant_for(device, m=None, n=None, k=None, l=None, layout=None) -> str:
 def _plan_class(variant: str):
     if variant == "mma":
         return GemmMmaPlan
+    if variant == "wgmma_cluster":
+        from .gemm_wgmma_cluster import GemmClusterPlan
+
+        return GemmClusterPlan
     if variant == "wgmma":
         mod = _wgmma_module()
         if mod is None:

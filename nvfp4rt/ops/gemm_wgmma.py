@@ -202,6 +202,22 @@ def workspace_slot(geo: GemmWgmmaGeometry, cta: int, tile: int) -> int:
     return 2 * cta + (0 if tile == first_tile else 1)
 
 
+def padded_scale_rows(buf, src: int, row: int, batch: int, rows: int, k: int, l: int, device, stream_handle):
+    """Copy ``l`` batches of ``[rows][k/16]`` scale bytes (strides ``row``, ``batch``) at ``src`` into rows of
+    ``ceil(k/256) * 16`` bytes, the pitch a TMA scale map needs, on ``stream_handle``.  ``buf`` is the
+    destination from an earlier call (or None: a zeroed one is made; the pad columns stay zero).  Returns it."""
+    from ..memory import DeviceAllocation
+
+    pitch = -(-k // STAGE_K) * 16
+    if buf is None:
+        nbytes = l * rows * pitch
+        buf = DeviceAllocation(nbytes, device)
+        driver.call("cuMemsetD8", buf.ptr, 0, nbytes)
+    for bi in range(l):
+        copy_2d_async(buf.ptr + bi * rows * pitch, pitch, src + bi * batch, row, k // 16, rows, stream_handle)
+    return buf
+
+
 def _layout(m, n, k, l, layout):
     from .gemm import GemmLayout
 
@@ -416,21 +432,13 @@ class GemmWgmmaPlan:
 
     def _padded_scales(self, which: str, src: int, rows: int, stream_handle) -> int:
         """Copy the [rows][k/16] scale bytes of every batch into rows of k_stages*16 bytes (zero tail)."""
-        from ..memory import DeviceAllocation
-
         buf = self._sfa_pad if which == "sfa" else self._sfb_pad
-        if buf is None:
-            nbytes = self.l * rows * self._sf_pitch
-            buf = DeviceAllocation(nbytes, self.device)
-            driver.call("cuMemsetD8", buf.ptr, 0, nbytes)  # the pad columns stay zero forever
-            if which == "sfa":
-                self._sfa_pad = buf
-            else:
-                self._sfb_pad = buf
         row, batch = getattr(self.layout, which + "_row"), getattr(self.layout, which + "_batch")
-        for bi in range(self.l):
-            copy_2d_async(buf.ptr + bi * rows * self._sf_pitch, self._sf_pitch, src + bi * batch, row,
-                          self.k // 16, rows, stream_handle)
+        buf = padded_scale_rows(buf, src, row, batch, rows, self.k, self.l, self.device, stream_handle)
+        if which == "sfa":
+            self._sfa_pad = buf
+        else:
+            self._sfb_pad = buf
         return buf.ptr
 
     # ------------------------------------------------------------------ launch

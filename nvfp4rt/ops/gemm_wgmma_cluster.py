@@ -1,0 +1,309 @@
+"""NVFP4 GEMM on Hopper with A decoded once per call and shared across a cluster by TMA multicast.
+
+Two launches per call, on one stream:
+
+1. ``ptx/nvfp4_decode_a16.ptx`` (:mod:`nvfp4rt.ops.decode_a16`) decodes A and its
+   scales into ``A16``, an fp16 ``[l][m][k]`` buffer the plan owns, in the k order
+   of the wgmma kernels' fragment mapping;
+2. ``ptx/gemm_nvfp4_wgmma_cluster.ptx`` (its header has the design), launched with
+   programmatic dependent launch so its B loads and barrier setup overlap the decode;
+   clusters of ``cluster`` CTAs along n share each A16 load by multicast.
+
+This module holds what the host decides: :func:`cluster_geometry` (pure: the
+stream-K split at cluster granularity), the shared-memory budget, and
+:class:`GemmClusterPlan`, which follows the op layer's plan contract
+(``nvfp4rt.ops.gemm``, docs/gemm.md)::
+
+    plan = GemmClusterPlan(m, n, k, l, layout=None, *, alpha=1.0, device=None)
+    plan(a, b, sfa, sfb, c, stream=None) -> c
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from .. import driver
+from ..launch import Pointer
+from ..ptxsource import ptx_dir
+from ._args import positive_int, finite_float, device_ptr
+from .gemm_wgmma import (K_MULTIPLE, MAX_CHAIN_UNITS, STAGE_K, TILE, _layout, _layout_problem,
+                         padded_scale_rows)
+
+__all__ = ["GemmClusterPlan", "GemmClusterGeometry", "cluster_geometry", "supports", "shared_bytes",
+           "CLUSTER_SIZES"]
+
+_KERNEL_FILE = "gemm_nvfp4_wgmma_cluster.ptx"
+_ENTRY = "nvfp4_gemm_wgmma_cluster"
+_THREADS = 384  # producer warpgroup (B producer, A16 producer) + 2 consumer warpgroups
+#: CTAs per cluster along n (template constant CLUSTER): each loads 128/CLUSTER rows of every A16 box
+CLUSTER_SIZES = (1, 2, 4)
+DEFAULT_CLUSTER = 2
+_STAGE_BYTES = TILE * (STAGE_K // 2) + TILE * (STAGE_K // 16)  # [B 128 x 128 | sfb 128 x 16] = 18432
+_A16_BUF_BYTES = TILE * 128  # 128 rows x k64 fp16
+_C_STAGE_BYTES = 128 * 272
+_ALIGN_SLACK = 1024
+_PARTIAL_BYTES = TILE * TILE * 4
+MIN_STAGES, MAX_STAGES = 2, 6
+A_BUFS_CHOICES = (4, 5, 6, 7, 8)
+_DEFAULT_STAGES, _DEFAULT_A_BUFS = 4, 6
+#: alpha is passed times 2^28 (subnormal operands, see the PTX header); larger alphas overflow fp32
+_ALPHA_SCALE = 2.0**28
+
+
+def shared_bytes(num_stages: int, a_bufs: int) -> int:
+    """Dynamic shared memory of one CTA (the PTX header's launch contract)."""
+    return (_ALIGN_SLACK + num_stages * _STAGE_BYTES + a_bufs * _A16_BUF_BYTES + _C_STAGE_BYTES
+            + 16 * num_stages + 16 * a_bufs + 16)
+
+
+@dataclass(frozen=True)
+class GemmClusterGeometry:
+    """How the cluster kernel splits an ``(m, n, k, l)`` GEMM: units are k256 stages of cluster tiles."""
+
+    m: int
+    n: int
+    k: int
+    l: int
+    cluster: int
+    m_tiles: int
+    n_tiles: int  # cluster tiles along n (128 * cluster B rows each)
+    k_stages: int
+    units: int
+    units_per_cluster: int
+    clusters: int
+    num_stages: int
+    a_bufs: int
+
+    @property
+    def grid(self) -> int:
+        return self.clusters * self.cluster
+
+    @property
+    def tiles(self) -> int:
+        """Cluster tiles (each is ``cluster`` CTA tiles of 128 x 128)."""
+        return self.l * self.m_tiles * self.n_tiles
+
+    @property
+    def counters(self) -> int:
+        return self.tiles * self.cluster
+
+    @property
+    def workspace_bytes(self) -> int:
+        return 2 * self.grid * _PARTIAL_BYTES
+
+    @property
+    def shared_mem(self) -> int:
+        return shared_bytes(self.num_stages, self.a_bufs)
+
+    def contributors(self, tile: int) -> range:
+        """The clusters whose unit runs touch cluster tile ``tile``, in the reduction's order."""
+        first = tile * self.k_stages
+        return range(first // self.units_per_cluster, (first + self.k_stages - 1) // self.units_per_cluster + 1)
+
+
+def cluster_geometry(m: int, n: int, k: int, l: int, max_clusters: int, *, cluster: int = DEFAULT_CLUSTER,
+                     stages: int | None = None, a_bufs: int | None = None,
+                     units_per_cluster: int | None = None) -> GemmClusterGeometry:
+    """The work split (pure).  ``max_clusters``: clusters the GPU runs at once (one wave)."""
+    m, n, k, l, max_clusters = (positive_int(nm, v) for nm, v in
+                                (("m", m), ("n", n), ("k", k), ("l", l), ("max_clusters", max_clusters)))
+    if k % K_MULTIPLE:
+        raise ValueError(f"k must be a multiple of {K_MULTIPLE}, got {k}")
+    if isinstance(cluster, bool) or cluster not in CLUSTER_SIZES:
+        raise ValueError(f"cluster must be one of {CLUSTER_SIZES}, got {cluster!r}")
+    s = _DEFAULT_STAGES if stages is None else positive_int("stages", stages)
+    if not MIN_STAGES <= s <= MAX_STAGES:
+        raise ValueError(f"stages must be in {MIN_STAGES}..{MAX_STAGES}, got {s}")
+    ab = _DEFAULT_A_BUFS if a_bufs is None else a_bufs
+    if isinstance(ab, bool) or ab not in A_BUFS_CHOICES:
+        raise ValueError(f"a_bufs must be one of {A_BUFS_CHOICES}, got {a_bufs!r}")
+    m_tiles, n_tiles, k_stages = -(-m // TILE), -(-n // (TILE * cluster)), -(-k // STAGE_K)
+    units = l * m_tiles * n_tiles * k_stages
+    if units * cluster >= 2**31:
+        raise ValueError(f"problem too large: {units} units do not fit the kernel's 32-bit indices")
+    if units_per_cluster is None:
+        upc = min(-(-units // max_clusters), MAX_CHAIN_UNITS)  # one wave; no chain past 8192 k
+    else:
+        upc = positive_int("units_per_cluster", units_per_cluster)
+    return GemmClusterGeometry(m, n, k, l, cluster, m_tiles, n_tiles, k_stages, units, upc, -(-units // upc), s,
+                               int(ab))
+
+
+def supports(m, n, k, l, layout=None, alpha: float = 1.0) -> bool:
+    """True when this kernel can run the problem (the op layer asks before choosing it)."""
+    try:
+        cluster_geometry(m, n, k, l, 1)
+        if abs(float(alpha)) * _ALPHA_SCALE > float(np.finfo(np.float32).max):
+            return False
+        return _layout_problem(m, n, k, l, _layout(m, n, k, l, layout)) is None
+    except (ValueError, TypeError):
+        return False
+
+
+@lru_cache(maxsize=None)
+def _kernel(ordinal: int, cluster: int, a_bufs: int):
+    from ..module import load
+
+    return load(ptx_dir() / _KERNEL_FILE, device=driver.Device(ordinal), target="sm_90a",
+                constants={"CLUSTER": cluster, "A_BUFS": a_bufs}).kernel(_ENTRY)
+
+
+def _max_active_clusters(kernel, cluster: int, shared_mem: int, sm_count: int) -> int:
+    """Clusters of this kernel the device holds at once (cuOccupancyMaxActiveClusters), at most SMs / cluster."""
+    from ..launch import _build_config, launch_geometry
+
+    if cluster == 1:
+        return sm_count
+    geo = launch_geometry(cluster, _THREADS, (cluster, 1, 1))
+    cfg = _build_config(kernel, geo, shared_mem, driver.raw.CUstream(0))
+    return max(1, min(int(driver.call("cuOccupancyMaxActiveClusters", kernel.function, cfg)), sm_count // cluster))
+
+
+class GemmClusterPlan:
+    """A Hopper NVFP4 GEMM of fixed size: A decoded once per call, multicast across clusters of CTAs.
+
+    ``GemmClusterPlan(m, n, k, l=1, layout=None, *, device=None, alpha=1.0, cluster=2, stages=None,
+    a_bufs=None, units_per_cluster=None)``; ``plan.run(a, b, sfa, sfb, c, stream=None)`` (also
+    ``plan(...)``) launches the decode and the GEMM on ``stream`` and returns ``c``.  Arrays and layouts
+    are those of :class:`nvfp4rt.ops.gemm_wgmma.GemmWgmmaPlan`; ``sfa`` may have any stride (the decode
+    kernel reads it directly).  The plan owns the A16 buffer (``2 * l * m * k`` bytes), the workspace
+    and the zeroed counters, so one plan must not run on two streams at once.
+    """
+
+    variant = "wgmma_cluster"
+
+    def __init__(self, m: int, n: int, k: int, l: int = 1, layout=None, *, device=None, alpha: float = 1.0,
+                 cluster: int = DEFAULT_CLUSTER, stages: int | None = None, a_bufs: int | None = None,
+                 units_per_cluster: int | None = None):
+        self.alpha = finite_float("alpha", alpha)
+        if abs(self.alpha) * _ALPHA_SCALE > float(np.finfo(np.float32).max):
+            raise ValueError(f"alpha: |alpha| * 2^28 must fit in fp32 (the kernel's operand scaling), got {alpha!r}")
+        # validate the sizes before touching the GPU
+        cluster_geometry(m, n, k, l, 1, cluster=cluster, stages=stages, a_bufs=a_bufs,
+                         units_per_cluster=units_per_cluster)
+        self.layout = _layout(m, n, k, l, layout)
+        why = _layout_problem(m, n, k, l, self.layout)
+        if why:
+            raise ValueError(why)
+        self.device = device if device is not None else driver.device()
+        if isinstance(self.device, int) and not isinstance(self.device, bool):
+            self.device = driver.device(self.device)
+        if tuple(self.device.compute_capability) != (9, 0):
+            major, minor = self.device.compute_capability
+            raise ValueError(f"device: the cluster GEMM kernel is sm_90a only (Hopper); {self.device.properties.name} "
+                             f"is compute capability {major}.{minor}")
+        self.device.activate()
+        props = self.device.properties
+        probe = cluster_geometry(m, n, k, l, 1, cluster=cluster, stages=stages, a_bufs=a_bufs)
+        if probe.shared_mem > props.max_shared_per_block_optin:
+            raise ValueError(f"stages={probe.num_stages}, a_bufs={probe.a_bufs} need {probe.shared_mem} bytes of "
+                             f"shared memory; the device allows {props.max_shared_per_block_optin}")
+        self.kernel = _kernel(self.device.ordinal, cluster, probe.a_bufs)
+        self.kernel.set_max_dynamic_shared(probe.shared_mem)
+        self.max_clusters = _max_active_clusters(self.kernel, cluster, probe.shared_mem, props.sm_count)
+        self.geometry = g = cluster_geometry(m, n, k, l, self.max_clusters, cluster=cluster, stages=stages,
+                                             a_bufs=a_bufs, units_per_cluster=units_per_cluster)
+        self.m, self.n, self.k, self.l = g.m, g.n, g.k, g.l
+        self.shared_mem = g.shared_mem
+
+        from ..memory import DeviceAllocation
+        from .decode_a16 import DecodeA16Plan
+
+        lay = self.layout
+        self._decode = DecodeA16Plan(g.m, g.k, g.l, lay.a_row, lay.a_batch, lay.sfa_row, lay.sfa_batch,
+                                     device=self.device)
+        self._a16 = DeviceAllocation(2 * g.l * g.m * g.k, self.device)
+        self._ws = DeviceAllocation(g.workspace_bytes, self.device)
+        self._counters = DeviceAllocation(4 * g.counters, self.device)
+        driver.call("cuMemsetD32", self._counters.ptr, 0, g.counters)
+        self._pad_sfb = lay.sfb_row % 16 != 0 or (l > 1 and (lay.sfb_batch % 16 or lay.sfb_batch == 0))
+        self._sfb_rows = None  # padded sfb copy (DeviceAllocation), made on first need
+        self._tmaps: dict[str, object] = {}
+        self._launch = None
+
+    # ------------------------------------------------------------------ facts
+    @property
+    def flops(self) -> int:
+        return 2 * self.m * self.n * self.k * self.l
+
+    @property
+    def bytes_moved(self) -> int:
+        m, n, k, l = self.m, self.n, self.k, self.l
+        return l * ((m + n) * (k // 2 + k // 16) + 2 * m * n)
+
+    # ------------------------------------------------------------------ tensor maps
+    def _tensor_map(self, which: str, ptr: int):
+        from ..tma import TensorMap
+
+        tm = self._tmaps.get(which)
+        if tm is not None:
+            if tm.base != ptr:
+                tm.repoint(ptr)
+            return tm
+        g, lay = self.geometry, self.layout
+        if which == "a16":
+            shape, strides = (g.l, g.m, g.k), (2 * g.m * g.k, 2 * g.k)
+            tm = TensorMap(ptr, "float16", shape, (1, TILE // g.cluster, 64), strides=strides, swizzle="128B")
+        elif which == "b":
+            batch = lay.b_batch if g.l > 1 else g.n * lay.b_row
+            tm = TensorMap(ptr, "uint8", (g.l, g.n, g.k // 2), (1, TILE, STAGE_K // 2), strides=(batch, lay.b_row),
+                           swizzle="128B")
+        else:  # sfb: padded rows of k_stages * 16 bytes, or the caller's when they are 16-byte strided
+            if self._sfb_rows is not None:
+                inner = row = g.k_stages * 16
+                batch = g.n * row
+            else:
+                inner, row = g.k // 16, lay.sfb_row
+                batch = lay.sfb_batch if g.l > 1 else g.n * row
+            tm = TensorMap(ptr, "uint8", (g.l, g.n, inner), (1, TILE, STAGE_K // 16), strides=(batch, row),
+                           swizzle="none")
+        self._tmaps[which] = tm
+        return tm
+
+    # ------------------------------------------------------------------ launch
+    def run(self, a, b, sfa, sfb, c, stream=None):
+        """Launch the A decode and the GEMM on ``stream`` (default: the device's default stream); returns ``c``."""
+        from ..launch import _stream_handle
+
+        ptrs = {name: device_ptr(name, arr) for name, arr in (("a", a), ("b", b), ("sfa", sfa), ("sfb", sfb), ("c", c))}
+        for name in ("a", "b"):
+            if ptrs[name] % 16:
+                raise ValueError(f"{name} must be 16-byte aligned for TMA (address 0x{ptrs[name]:x})")
+        if ptrs["c"] % 2:
+            raise ValueError(f"c must be 2-byte aligned (fp16), address 0x{ptrs['c']:x}")
+        handle = _stream_handle(stream, self.device)
+        if self._pad_sfb or ptrs["sfb"] % 16:
+            if self._sfb_rows is None:
+                self._tmaps.pop("sfb", None)  # its map must describe the padded rows
+            self._sfb_rows = padded_scale_rows(self._sfb_rows, ptrs["sfb"], self.layout.sfb_row,
+                                               self.layout.sfb_batch, self.n, self.k, self.l, self.device, handle)
+            ptrs["sfb"] = self._sfb_rows.ptr
+        self._decode.run(Pointer(ptrs["a"]), Pointer(ptrs["sfa"]), self._a16, stream=stream)
+        maps = {"a16": self._tensor_map("a16", self._a16.ptr), "b": self._tensor_map("b", ptrs["b"]),
+                "sfb": self._tensor_map("sfb", ptrs["sfb"])}
+        g = self.geometry
+        if self._launch is None:
+            self._launch = self.kernel.prepare(
+                maps["a16"], maps["b"], maps["sfb"], Pointer(ptrs["c"]), Pointer(self._ws.ptr),
+                Pointer(self._counters.ptr), self.layout.c_row, self.layout.c_batch, g.m, g.n, g.k_stages,
+                g.m_tiles, g.n_tiles, g.units, g.units_per_cluster, g.num_stages, self.alpha * _ALPHA_SCALE,
+                grid=g.grid, block=_THREADS, cluster=(g.cluster, 1, 1) if g.cluster > 1 else None,
+                shared_mem=self.shared_mem, stream=stream, programmatic=True)
+        else:  # the prepared launch holds copies of the descriptor bytes: refresh the ones that moved
+            for name, tm in maps.items():
+                if self._launched_maps.get(name) != (id(tm), tm.base):
+                    self._launch.set("tmap_" + name, tm)
+        self._launched_maps = {name: (id(tm), tm.base) for name, tm in maps.items()}
+        self._launch.set("p_c", Pointer(ptrs["c"]))
+        self._launch.set_stream(stream)
+        self._launch.launch()
+        return c
+
+    __call__ = run
+
+    def __repr__(self) -> str:
+        g = self.geometry
+        return (f"<GemmClusterPlan m={g.m} n={g.n} k={g.k} l={g.l} cluster={g.cluster} grid={g.grid} "
+                f"units/cluster={g.units_per_cluster} stages={g.num_stages} a_bufs={g.a_bufs}>")
