@@ -390,21 +390,35 @@ def _allow_non_portable(kernel) -> None:
         state["non_portable"] = True
 
 
-def _build_config(kernel, geometry: LaunchGeometry, shared_mem: int, stream_handle):
+def _build_config(kernel, geometry: LaunchGeometry, shared_mem: int, stream_handle, programmatic: bool = False):
     cfg = driver.raw.CUlaunchConfig()
     cfg.gridDimX, cfg.gridDimY, cfg.gridDimZ = geometry.grid
     cfg.blockDimX, cfg.blockDimY, cfg.blockDimZ = geometry.block
     cfg.sharedMemBytes = shared_mem
     cfg.hStream = stream_handle
+    attrs = []
     if geometry.cluster is not None:
         attr = driver.raw.CUlaunchAttribute()
         attr.id = driver.raw.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
         attr.value.clusterDim.x, attr.value.clusterDim.y, attr.value.clusterDim.z = geometry.cluster
-        cfg.attrs = [attr]  # assign the whole list: appending to cfg.attrs changes a copy
-        cfg.numAttrs = 1
-    else:
-        cfg.numAttrs = 0
+        attrs.append(attr)
+    if programmatic:
+        # programmatic dependent launch: this grid may start before the previous kernel on the stream
+        # has finished (once all of that kernel's CTAs ran griddepcontrol.launch_dependents or exited);
+        # it must griddepcontrol.wait before reading what that kernel writes
+        attr = driver.raw.CUlaunchAttribute()
+        attr.id = driver.raw.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION
+        attr.value.programmaticStreamSerializationAllowed = 1
+        attrs.append(attr)
+    cfg.attrs = attrs  # assign the whole list: appending to cfg.attrs changes a copy
+    cfg.numAttrs = len(attrs)
     return cfg
+
+
+def _check_programmatic(programmatic) -> bool:
+    if not isinstance(programmatic, (bool, np.bool_)):
+        raise TypeError(f"programmatic must be a bool, got {_what(programmatic)}")
+    return bool(programmatic)
 
 
 _SUCCESS = driver.CUresult.CUDA_SUCCESS
@@ -418,11 +432,13 @@ class PreparedLaunch:
     ``set(name, value)`` / ``update(**values)`` re-encode just those
     parameters' bytes in place; ``set_stream(s)`` swaps the stream.  A
     :class:`nvfp4rt.tma.TensorMap` is copied by value when set: after
-    ``tmap.repoint(...)`` call ``set(name, tmap)`` again.
+    ``tmap.repoint(...)`` call ``set(name, tmap)`` again.  ``programmatic``:
+    see :func:`launch`.
     """
 
     def __init__(self, kernel, args, *, grid, block, cluster=None, shared_mem=0, stream=None,
-                 non_portable_cluster: bool = False):
+                 non_portable_cluster: bool = False, programmatic: bool = False):
+        self.programmatic = _check_programmatic(programmatic)
         device = kernel.device
         self.kernel = kernel
         self.device = device
@@ -435,14 +451,16 @@ class PreparedLaunch:
         if self.geometry.cluster_size > PORTABLE_CLUSTER_SIZE:
             _allow_non_portable(kernel)
         self._stream_handle = _stream_handle(stream, device)
-        self._config = _build_config(kernel, self.geometry, self.shared_mem, self._stream_handle)
+        self._config = _build_config(kernel, self.geometry, self.shared_mem, self._stream_handle, self.programmatic)
         self._function = kernel.function
         self._params_address = self.args.address
         self._raw_launch = driver.raw.cuLaunchKernelEx
 
     def __repr__(self) -> str:
         g = self.geometry
-        return f"<PreparedLaunch {self.kernel.name} grid={g.grid} block={g.block} cluster={g.cluster} smem={self.shared_mem}>"
+        pdl = " programmatic" if self.programmatic else ""
+        return (f"<PreparedLaunch {self.kernel.name} grid={g.grid} block={g.block} cluster={g.cluster} "
+                f"smem={self.shared_mem}{pdl}>")
 
     def launch(self) -> None:
         """Launch again (asynchronous); raises a typed CudaError if the launch call fails."""
@@ -477,7 +495,7 @@ class PreparedLaunch:
 
 
 def launch(kernel, args, *, grid, block, cluster=None, shared_mem=0, stream=None,
-           non_portable_cluster: bool = False) -> None:
+           non_portable_cluster: bool = False, programmatic: bool = False) -> None:
     """Launch ``kernel`` with ``args`` (in ``.param`` order, or a dict by name).
 
     ``grid``/``block``/``cluster`` are ints or 1-3 tuples; ``grid`` counts
@@ -485,6 +503,16 @@ def launch(kernel, args, *, grid, block, cluster=None, shared_mem=0, stream=None
     ``shared_mem`` above 48 KiB is opted into automatically (checked against
     the device limit minus the kernel's static shared memory first).
     ``stream=None`` means the device's default stream.  Asynchronous.
+
+    ``programmatic=True`` is programmatic dependent launch (sm_90+): the launch
+    carries ``CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION``, so this
+    grid may begin while the previous kernel on the stream is still running,
+    as soon as every CTA of that kernel has executed
+    ``griddepcontrol.launch_dependents`` (or exited).  This kernel must execute
+    ``griddepcontrol.wait`` before it reads anything the previous kernel
+    writes (the wait returns when that grid has completed and its memory is
+    visible); a kernel without the wait races.  Without the previous kernel's
+    trigger the launch just behaves as an ordinary stream-ordered one.
     """
     PreparedLaunch(kernel, args, grid=grid, block=block, cluster=cluster, shared_mem=shared_mem, stream=stream,
-                   non_portable_cluster=non_portable_cluster).launch()
+                   non_portable_cluster=non_portable_cluster, programmatic=programmatic).launch()

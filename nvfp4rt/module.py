@@ -366,14 +366,18 @@ class Kernel:
         driver.call("cuFuncSetAttribute", self.function,
                     driver.raw.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, nbytes)
 
-    def __call__(self, *args, grid, block, cluster=None, shared_mem=0, stream=None):
-        """Launch with ``args`` in ``.param`` order (see :func:`nvfp4rt.launch.launch`)."""
+    def __call__(self, *args, grid, block, cluster=None, shared_mem=0, stream=None, non_portable_cluster=False,
+                 programmatic=False):
+        """Launch with ``args`` in ``.param`` order (see :func:`nvfp4rt.launch.launch`;
+        ``programmatic=True`` is a programmatic dependent launch)."""
         from .launch import launch
 
-        return launch(self, args, grid=grid, block=block, cluster=cluster, shared_mem=shared_mem, stream=stream)
+        return launch(self, args, grid=grid, block=block, cluster=cluster, shared_mem=shared_mem, stream=stream,
+                      non_portable_cluster=non_portable_cluster, programmatic=programmatic)
 
     def prepare(self, *args, **geometry):
-        """A :class:`nvfp4rt.launch.PreparedLaunch` with the arguments packed once."""
+        """A :class:`nvfp4rt.launch.PreparedLaunch` with the arguments packed once (``geometry``: grid,
+        block, cluster, shared_mem, stream, non_portable_cluster, programmatic)."""
         from .launch import PreparedLaunch
 
         return PreparedLaunch(self, args, **geometry)

@@ -252,6 +252,26 @@ def test_prepared_launch_builds_config_once_and_updates_in_place():
     assert len(calls) == 2 and calls[0][0] is cfg and calls[0][1] == p.args.address
 
 
+def test_programmatic_launch_adds_the_pdl_attribute_beside_the_cluster():
+    attr_id = driver.raw.CUlaunchAttributeID
+    both = PreparedLaunch(_fake_kernel(), _args(), grid=(4, 2), block=128, cluster=(2, 1),
+                          stream=driver.raw.CUstream(0), programmatic=True)._config
+    assert both.numAttrs == 2
+    assert [a.id for a in both.attrs] == [attr_id.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION,
+                                          attr_id.CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION]
+    assert both.attrs[0].value.clusterDim.x == 2
+    assert both.attrs[1].value.programmaticStreamSerializationAllowed == 1
+    alone = PreparedLaunch(_fake_kernel(), _args(), grid=4, block=128, stream=driver.raw.CUstream(0),
+                           programmatic=True)._config
+    assert alone.numAttrs == 1
+    assert alone.attrs[0].id == attr_id.CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION
+    assert alone.attrs[0].value.programmaticStreamSerializationAllowed == 1
+    plain = PreparedLaunch(_fake_kernel(), _args(), grid=4, block=128, stream=driver.raw.CUstream(0))
+    assert plain._config.numAttrs == 0 and not plain.programmatic
+    with pytest.raises(TypeError, match="programmatic must be a bool"):
+        PreparedLaunch(_fake_kernel(), _args(), grid=4, block=128, stream=driver.raw.CUstream(0), programmatic=1)
+
+
 def test_prepared_launch_raises_typed_error_on_failure():
     p = PreparedLaunch(_fake_kernel(), _args(), grid=1, block=1, stream=driver.raw.CUstream(0))
     p._raw_launch = lambda *a: (driver.CUresult.CUDA_ERROR_INVALID_VALUE,)
@@ -393,6 +413,94 @@ def test_prepared_launch_host_overhead():
             assert prepared <= 10.0
     finally:
         buf.free()
+
+
+PDL_PTX = """
+.version {{PTX_VERSION}}
+.target {{TARGET}}
+.address_size 64
+
+// primary: lets its dependent start at once, then sleeps spin_ns and writes 42 (buf[0]) and its end time (buf[1])
+.visible .entry pdl_primary(.param .u64 .ptr .global .align 8 p_buf, .param .u64 spin_ns)
+{
+    .reg .pred  %p_wait;
+    .reg .b32   %val;
+    .reg .b64   %buf, %wait_ns, %t_start, %t_now, %elapsed;
+    griddepcontrol.launch_dependents;
+    ld.param.u64 %buf, [p_buf];
+    cvta.to.global.u64 %buf, %buf;
+    ld.param.u64 %wait_ns, [spin_ns];
+    mov.u64 %t_start, %globaltimer;
+SPIN:
+    nanosleep.u32 1000;
+    mov.u64 %t_now, %globaltimer;
+    sub.u64 %elapsed, %t_now, %t_start;
+    setp.lt.u64 %p_wait, %elapsed, %wait_ns;
+    @%p_wait bra SPIN;
+    mov.u32 %val, 42;
+    st.global.u32 [%buf], %val;
+    st.global.u64 [%buf+8], %t_now;
+    ret;
+}
+
+// dependent: records its start time (out[1]) before griddepcontrol.wait, then copies buf[0] to out[0]
+.visible .entry pdl_dependent(.param .u64 .ptr .global .align 8 p_buf, .param .u64 .ptr .global .align 8 p_out)
+{
+    .reg .b32   %val;
+    .reg .b64   %buf, %out, %t_start;
+    mov.u64 %t_start, %globaltimer;
+    ld.param.u64 %buf, [p_buf];
+    cvta.to.global.u64 %buf, %buf;
+    ld.param.u64 %out, [p_out];
+    cvta.to.global.u64 %out, %out;
+    st.global.u64 [%out+8], %t_start;
+    griddepcontrol.wait;
+    ld.global.u32 %val, [%buf];
+    st.global.u32 [%out], %val;
+    ret;
+}
+"""
+
+
+def test_pdl_test_kernels_assemble():
+    from nvfp4rt.assemble import assemble, find_ptxas
+
+    if find_ptxas() is None:
+        pytest.skip("ptxas not found")
+    assert set(assemble(PDL_PTX, "sm_90a").functions) == {"pdl_primary", "pdl_dependent"}
+
+
+@pytest.mark.gpu
+@requires_gpu
+def test_programmatic_dependent_launch_overlaps_and_waits():
+    """The dependent (programmatic=True) starts before the primary ends, and after griddepcontrol.wait sees its write."""
+    from nvfp4rt.module import load
+    from nvfp4rt.stream import Stream
+
+    dev = driver.device(0)
+    if dev.compute_capability[0] < 9:
+        pytest.skip("griddepcontrol needs sm_90+")
+    mod = load(PDL_PTX, cache=None)
+    primary, dependent = mod.kernel("pdl_primary"), mod.kernel("pdl_dependent")
+    buf, out = _Buffer(16), _Buffer(16)
+    try:
+        with Stream(dev) as stream:
+            for programmatic in (True, False):
+                buf.upload(np.zeros(4, np.uint32))
+                out.upload(np.full(4, 0xFFFFFFFF, np.uint32))
+                primary(buf, 200_000, grid=1, block=1, stream=stream)  # 200 us
+                dependent(buf, out, grid=1, block=1, stream=stream, programmatic=programmatic)
+                stream.synchronize()
+                value, start = int(out.download(np.uint32, 4)[0]), int(out.download(np.uint64, 2)[1])
+                primary_end = int(buf.download(np.uint64, 2)[1])
+                assert value == 42, f"programmatic={programmatic}: the dependent read {value} after griddepcontrol.wait"
+                if programmatic:  # launched early: it ran while the primary slept
+                    assert start < primary_end, "the dependent did not start before the primary ended (no PDL?)"
+                else:  # ordinary stream order
+                    assert start >= primary_end
+    finally:
+        buf.free()
+        out.free()
 
 
 def test_half_precision_params():

@@ -124,8 +124,11 @@ def test_kernel_call_and_prepare_delegate_to_launch(monkeypatch):
     assert k(1, 2, grid=(4,), block=(128,)) == "launched"
     p = k.prepare(1, 2, grid=4, block=128, shared_mem=16)
     assert isinstance(p, PreparedLaunch)
-    assert calls[0] == ("launch", k, (1, 2), dict(grid=(4,), block=(128,), cluster=None, shared_mem=0, stream=None))
+    assert k(1, 2, grid=1, block=1, programmatic=True) == "launched"
+    assert calls[0] == ("launch", k, (1, 2), dict(grid=(4,), block=(128,), cluster=None, shared_mem=0, stream=None,
+                                                  non_portable_cluster=False, programmatic=False))
     assert calls[1] == ("prepare", k, (1, 2), dict(grid=4, block=128, shared_mem=16))
+    assert calls[2][3]["programmatic"] is True
 
 
 def test_kernel_knows_its_signature():
