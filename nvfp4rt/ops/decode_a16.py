@@ -1,0 +1,222 @@
+"""Decode the NVFP4 operand A once per call into "A16", fp16 in the wgmma GEMM's a16 k order.
+
+The kernel is ``ptx/nvfp4_decode_a16.ptx`` (its header gives the k order, the
+numerics and the launch contract).  It is the prepass of a Hopper GEMM that
+TMA-loads A already decoded (boxes of 128 rows x 64 fp16, 128B swizzle)
+instead of decoding it in every CTA.  This module holds:
+
+* :func:`a16_reference` (numpy, no GPU): the bit-exact A16 a correct kernel
+  writes, from the packed bytes and scale bytes;
+* :func:`a16_k_order`: which k each A16 element of a k32 piece holds;
+* :func:`decode_grid`: the grid the plan launches;
+* :class:`DecodeA16Plan`: a fixed ``(m, k, l)`` and input strides on one
+  device, with a prepared launch re-pointed per call::
+
+    plan = DecodeA16Plan(m, k, l, a_row, a_batch, sfa_row, sfa_batch)
+    plan.run(a, sfa, out, stream=None) -> out      # also plan(...)
+
+``a`` is ``[l][m][k/2]`` packed e2m1 bytes (row/batch strides in bytes,
+16-byte aligned base and strides), ``sfa`` ``[l][m][k/16]`` e4m3 bytes (any
+strides and alignment), ``out`` a contiguous fp16 ``[l][m][k]`` buffer
+(16-byte aligned).  Arrays are anything with an int ``.ptr``
+(:class:`nvfp4rt.launch.Pointer` included).  ``normal_operands=False`` (the
+GEMM's default) writes ``value * 2^-14``, True writes ``value``.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from .. import driver
+from ..launch import Pointer
+from ..nvfp4 import E4M3, decode_scales, fp4_values, unpack_fp4_codes
+from ..ptxsource import ptx_dir
+from ._args import device_ptr, positive_int
+
+__all__ = ["DecodeA16Plan", "a16_reference", "a16_k_order", "decode_grid", "K_MULTIPLE", "THREADS",
+           "CTAS_PER_SM"]
+
+_KERNEL_FILE = "nvfp4_decode_a16.ptx"
+_ENTRY = "nvfp4_decode_a16"
+#: Threads per CTA (the kernel's .maxntid).
+THREADS = 256
+#: At most this many CTAs per SM in the grid (one full-occupancy wave; the kernel's .minnctapersm).
+CTAS_PER_SM = 8
+#: k must be a multiple of this (whole k64 sub-steps of the GEMM; the kernel's piece is k32).
+K_MULTIPLE = 64
+_PIECE_K = 32
+_MAX_ITEMS = 2**31  # the kernel numbers (batch, row, piece) work items in 32 bits
+
+
+def a16_k_order() -> np.ndarray:
+    """``order[e]`` = the k (0..31, within a k32 piece) that A16 element ``e`` of the piece holds.
+
+    Element ``8c + 2w + h`` of chunk ``c``, word ``w``, half ``h`` holds nibble ``H[c] + 4h`` of
+    word ``w``, i.e. k = 8w + H[c] + 4h with H = (0, 2, 1, 3): chunks h0, h2, h1, h3 of the decode.
+    """
+    pair_of_chunk = (0, 2, 1, 3)
+    return np.array([8 * w + pair_of_chunk[c] + 4 * h for c in range(4) for w in range(4) for h in range(2)],
+                    dtype=np.intp)
+
+
+def _as_bytes(name: str, x) -> np.ndarray:
+    arr = np.asarray(x)
+    if arr.dtype not in (np.dtype(np.uint8), np.dtype(np.int8), E4M3):
+        raise TypeError(f"{name} must hold bytes (uint8, int8 or float8_e4m3fn), got dtype {arr.dtype}")
+    return arr.view(np.uint8)
+
+
+def a16_reference(a_bytes, sfa_bytes, normal_operands: bool = False) -> np.ndarray:
+    """The A16 a correct ``nvfp4_decode_a16`` writes, as float16 (``.view(np.uint16)`` for the bits).
+
+    ``a_bytes``: uint8 ``[l, m, k/2]`` or ``[m, k/2]`` packed e2m1 (low nibble first);
+    ``sfa_bytes``: ``[l, m, k/16]`` or ``[m, k/16]`` (same rank) e4m3 bytes or float8_e4m3fn.
+    Returns ``[l, m, k]`` (or ``[m, k]``): each k32 piece in the order of :func:`a16_k_order`,
+    values ``e2m1 * scale * 2^-14`` (``normal_operands=True``: ``e2m1 * scale``).  Every such
+    product is exact in fp16, so these are the kernel's bits (-0 included); only NaN scale bytes
+    (0x7F, 0xFF) give NaNs whose payload may differ.
+    """
+    a = _as_bytes("a_bytes", a_bytes)
+    sf = _as_bytes("sfa_bytes", sfa_bytes)
+    if a.ndim not in (2, 3):
+        raise ValueError(f"a_bytes must be [m, k/2] or [l, m, k/2], got shape {a.shape}")
+    if sf.ndim != a.ndim:
+        raise ValueError(f"sfa_bytes must have a_bytes' rank {a.ndim}, got shape {sf.shape}")
+    k = 2 * a.shape[-1]
+    if k == 0 or k % _PIECE_K:
+        raise ValueError(f"k = 2 * a_bytes.shape[-1] = {k} must be a positive multiple of {_PIECE_K}")
+    if sf.shape != a.shape[:-1] + (k // 16,):
+        raise ValueError(f"sfa_bytes must have shape {a.shape[:-1] + (k // 16,)} for a_bytes {a.shape}, "
+                         f"got {sf.shape}")
+    vals = fp4_values(np.float32)[unpack_fp4_codes(a)]             # exact, -0 kept
+    if not normal_operands:
+        vals *= np.float32(2.0**-14)                                 # the decode's value * 2^-14, exact
+    scales = np.repeat(decode_scales(sf, np.float32), 16, axis=-1)
+    with np.errstate(invalid="ignore"):
+        prod = (vals * scales).astype(np.float16)                    # <= 5 significant bits: exact
+    pieces = prod.reshape(prod.shape[:-1] + (k // _PIECE_K, _PIECE_K))
+    return np.ascontiguousarray(pieces[..., a16_k_order()]).reshape(prod.shape)
+
+
+def decode_grid(items: int, sm_count: int) -> int:
+    """CTAs to launch for ``items`` k32 pieces: one per 256 items, at most 8 per SM (one wave)."""
+    items, sm_count = positive_int("items", items), positive_int("sm_count", sm_count)
+    return min(-(-items // THREADS), CTAS_PER_SM * sm_count)
+
+
+def _check_stride(name: str, v, multiple: int = 1) -> int:
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v < 0 or v >= 2**63:
+        raise ValueError(f"{name} must be a non-negative int (bytes), got {v!r}")
+    if v % multiple:
+        raise ValueError(f"{name} must be a multiple of {multiple} bytes (16-byte vector loads), got {v}")
+    return int(v)
+
+
+@lru_cache(maxsize=None)
+def _kernel(ordinal: int, normal_operands: bool):
+    from ..module import load
+
+    return load(ptx_dir() / _KERNEL_FILE, device=driver.Device(ordinal), target="sm_90a",
+                constants={"NORMAL_OPERANDS": int(normal_operands)}).kernel(_ENTRY)
+
+
+class DecodeA16Plan:
+    """Decode A ``[l][m][k/2]`` + sfa into a contiguous fp16 A16 ``[l][m][k]`` (see the module doc).
+
+    ``DecodeA16Plan(m, k, l, a_row, a_batch, sfa_row, sfa_batch, *, device=None,
+    normal_operands=False, grid=None, programmatic=False)``: strides in bytes;
+    ``grid`` overrides :func:`decode_grid` (any positive CTA count is correct);
+    ``programmatic=True`` launches the decode itself with programmatic dependent
+    launch (it may start before the previous kernel on the stream ends: the kernel
+    executes ``griddepcontrol.wait`` before touching memory).  The kernel always
+    executes ``griddepcontrol.launch_dependents``, so the GEMM after it may be
+    launched with ``programmatic=True`` and must ``griddepcontrol.wait`` before
+    reading A16.  Every check raises before any GPU work.
+    """
+
+    def __init__(self, m: int, k: int, l: int, a_row: int, a_batch: int, sfa_row: int, sfa_batch: int, *,
+                 device=None, normal_operands: bool = False, grid: int | None = None, programmatic: bool = False):
+        self.m, self.k, self.l = (positive_int(n, v) for n, v in (("m", m), ("k", k), ("l", l)))
+        if self.k % K_MULTIPLE:
+            raise ValueError(f"k must be a multiple of {K_MULTIPLE}, got {k}")
+        self.a_row = _check_stride("a_row", a_row, 16)
+        self.a_batch = _check_stride("a_batch", a_batch, 16)
+        self.sfa_row = _check_stride("sfa_row", sfa_row)
+        self.sfa_batch = _check_stride("sfa_batch", sfa_batch)
+        if self.a_row < self.k // 2:
+            raise ValueError(f"a_row must be at least k/2 = {self.k // 2} bytes, got {self.a_row}")
+        if self.sfa_row < self.k // 16:
+            raise ValueError(f"sfa_row must be at least k/16 = {self.k // 16} bytes, got {self.sfa_row}")
+        for name, flag in (("normal_operands", normal_operands), ("programmatic", programmatic)):
+            if not isinstance(flag, bool):
+                raise TypeError(f"{name} must be a bool, got {type(flag).__name__}")
+        self.normal_operands, self.programmatic = normal_operands, programmatic
+        self.items = self.l * self.m * (self.k // _PIECE_K)
+        if self.items >= _MAX_ITEMS:
+            raise ValueError(f"l*m*k/32 = {self.items} work items do not fit the kernel's 32-bit index "
+                             f"(at most {_MAX_ITEMS - 1})")
+        if grid is not None:
+            grid = positive_int("grid", grid)
+        self.out_bytes = 2 * self.l * self.m * self.k
+
+        dev = device if device is not None else driver.device()
+        if isinstance(dev, int) and not isinstance(dev, bool):
+            dev = driver.device(dev)
+        if not isinstance(dev, driver.Device):
+            raise TypeError(f"device must be a Device, an ordinal or None, got {type(dev).__name__}")
+        if tuple(dev.compute_capability) != (9, 0):
+            major, minor = dev.compute_capability
+            raise ValueError(f"device: nvfp4_decode_a16 is sm_90a only (Hopper); {dev.properties.name} is "
+                             f"compute capability {major}.{minor}")
+        self.device = dev
+        dev.activate()
+        self.grid = grid if grid is not None else decode_grid(self.items, dev.properties.sm_count)
+        self.kernel = _kernel(dev.ordinal, normal_operands)
+        self._launch = None
+        self._ptrs: tuple[int, int, int] | None = None
+
+    @property
+    def bytes_moved(self) -> int:
+        """Bytes the decode must move at least: A and its scales in, A16 out."""
+        return self.l * self.m * (self.k // 2 + self.k // 16) + self.out_bytes
+
+    def _pointers(self, a, sfa, out) -> tuple[int, int, int]:
+        pa, psf, pout = device_ptr("a", a), device_ptr("sfa", sfa), device_ptr("out", out)
+        if pa % 16:
+            raise ValueError(f"a must be 16-byte aligned (16-byte vector loads), address 0x{pa:x}")
+        if pout % 16:
+            raise ValueError(f"out must be 16-byte aligned (16-byte vector stores), address 0x{pout:x}")
+        nbytes = getattr(out, "nbytes", None)
+        if isinstance(nbytes, (int, np.integer)) and nbytes < self.out_bytes:
+            raise ValueError(f"out holds {nbytes} bytes; A16 [l={self.l}][m={self.m}][k={self.k}] fp16 needs "
+                             f"{self.out_bytes}")
+        if getattr(out, "is_c_contiguous", True) is False:
+            raise ValueError("out must be C-contiguous: A16 is written as a dense [l][m][k] fp16 array")
+        dtype = getattr(out, "dtype", None)
+        if dtype is not None and np.dtype(dtype).itemsize != 2:
+            raise TypeError(f"out must hold 2-byte elements (float16 or uint16), got dtype {np.dtype(dtype)}")
+        return pa, psf, pout
+
+    def run(self, a, sfa, out, stream=None):
+        """Launch on ``stream`` (default: the device's default stream); returns ``out``.  Asynchronous."""
+        ptrs = self._pointers(a, sfa, out)
+        if self._launch is None:
+            self._launch = self.kernel.prepare(
+                *(Pointer(p) for p in ptrs), self.a_row, self.a_batch, self.sfa_row, self.sfa_batch,
+                self.m, self.k, self.l, grid=self.grid, block=THREADS, stream=stream, programmatic=self.programmatic)
+        else:
+            for name, old, new in zip(("p_a", "p_sfa", "p_out"), self._ptrs, ptrs):
+                if old != new:
+                    self._launch.set(name, Pointer(new))
+            self._launch.set_stream(stream)
+        self._ptrs = ptrs
+        self._launch.launch()
+        return out
+
+    __call__ = run
+
+    def __repr__(self) -> str:
+        return (f"<DecodeA16Plan m={self.m} k={self.k} l={self.l} grid={self.grid}"
+                + (" normal_operands" if self.normal_operands else "")
+                + (" programmatic" if self.programmatic else "") + ">")

@@ -1,0 +1,310 @@
+"""The A pre-decode (ptx/nvfp4_decode_a16.ptx, nvfp4rt.ops.decode_a16): its k order against the wgmma
+GEMM's a16 model, the PTX (renders, assembles, same decode as the GEMM), argument errors, and on a GPU
+the device A16 byte for byte against a16_reference."""
+import re
+
+import numpy as np
+import pytest
+
+from nvfp4rt.launch import Pointer
+from nvfp4rt.ops import decode_a16 as D
+from nvfp4rt.ptxsource import parse_entries, ptx_dir, render
+
+from conftest import requires_gpu
+
+KERNEL = ptx_dir() / "nvfp4_decode_a16.ptx"
+PTX = KERNEL.read_text()
+GEMM_PTX = ptx_dir() / "gemm_nvfp4_wgmma.ptx"
+# every finite e4m3 byte, both signs (0x7F and 0xFF are NaN: no bit-exact model for them)
+FINITE_SCALES = np.array([c for c in range(256) if c & 0x7F != 0x7F], dtype=np.uint8)
+
+
+def _random_a(rng, shape_rows, k):
+    a = rng.integers(0, 256, size=shape_rows + (k // 2,), dtype=np.uint8)
+    sfa = rng.choice(FINITE_SCALES, size=shape_rows + (k // 16,)).astype(np.uint8)
+    return a, sfa
+
+
+# ============================================================== the k order
+
+def test_k_order_is_the_header_formula_and_a_permutation():
+    order = D.a16_k_order()
+    assert sorted(order) == list(range(32))
+    pair_of_chunk = (0, 2, 1, 3)
+    for e in range(32):
+        c, w, h = e // 8, (e % 8) // 2, e % 2
+        assert order[e] == 8 * w + pair_of_chunk[c] + 4 * h
+
+
+@pytest.mark.parametrize("normal", [False, True])
+def test_reference_equals_the_wgmma_models_a16_unswizzled(normal):
+    """a16_reference of a 128 x k256 stage == the GEMM model's four a16 buffers (consumer decode), unswizzled."""
+    import test_gemm_wgmma as GW  # the replay model of the kernel's A decode (tests/test_gemm_wgmma.py)
+
+    rng = np.random.default_rng()
+    a, b, sfa, sfb = GW.random_stage(rng, scale_codes=FINITE_SCALES)
+    slot = GW.stage_slot(a, b, sfa, sfb)
+    model = np.empty((128, 4, 128), dtype=np.uint8)  # row, k64 sub-step j, 128 bytes (64 fp16)
+    for j in range(4):
+        buf = GW.consumer_a16(slot, j, normal)
+        for r in range(128):
+            model[r, j] = buf[[GW.swz128(r, byte) for byte in range(128)]]
+    ref = D.a16_reference(a, sfa, normal_operands=normal)
+    assert ref.shape == (128, 256) and ref.dtype == np.float16
+    got = ref.view(np.uint8).reshape(128, 4, 128)
+    bad = np.argwhere(got != model)
+    assert bad.size == 0, f"first mismatches (row, sub-step, byte): {bad[:5].tolist()}"
+
+
+def test_reference_values_are_the_natural_decode_permuted():
+    rng = np.random.default_rng()
+    a, sfa = _random_a(rng, (3, 5), 128)
+    from nvfp4rt.nvfp4 import decode_scales, fp4_values, unpack_fp4_codes
+
+    natural = fp4_values(np.float64)[unpack_fp4_codes(a)] * np.repeat(decode_scales(sfa, np.float64), 16, axis=-1)
+    normal = D.a16_reference(a, sfa, normal_operands=True)
+    sub = D.a16_reference(a, sfa)
+    inv = np.argsort(D.a16_k_order())
+    back = normal.reshape(3, 5, 4, 32)[..., inv].reshape(3, 5, 128)
+    assert np.array_equal(back.astype(np.float64), natural)  # exact, -0 == 0 here
+    assert np.array_equal(sub.astype(np.float64) * 2.0**14, normal.astype(np.float64))
+    # -0 (code 8) with a positive scale stays -0: the kernel's sign bit
+    z = D.a16_reference(np.full((1, 16), 0x88, np.uint8), np.full((1, 2), 0x38, np.uint8))
+    assert (z.view(np.uint16) == 0x8000).all()
+    # 2-D and 3-D inputs agree, float8_e4m3fn scales equal their bytes
+    import ml_dtypes
+
+    assert np.array_equal(D.a16_reference(a[1], sfa[1].view(ml_dtypes.float8_e4m3fn)).view(np.uint16),
+                          sub[1].view(np.uint16))
+
+
+@pytest.mark.parametrize("a_shape,sf_shape,exc,match", [
+    ((4, 8), (4, 1), ValueError, "multiple of 32"),
+    ((4, 32), (4, 3), ValueError, r"sfa_bytes must have shape \(4, 4\)"),
+    ((2, 4, 32), (4, 4), ValueError, "rank"),
+    ((32,), (4,), ValueError, r"\[m, k/2\]"),
+])
+def test_reference_refuses_bad_shapes(a_shape, sf_shape, exc, match):
+    with pytest.raises(exc, match=match):
+        D.a16_reference(np.zeros(a_shape, np.uint8), np.zeros(sf_shape, np.uint8))
+
+
+def test_reference_refuses_non_byte_arrays():
+    with pytest.raises(TypeError, match="a_bytes"):
+        D.a16_reference(np.zeros((4, 32), np.float16), np.zeros((4, 4), np.uint8))
+
+
+# ============================================================== the PTX
+
+def test_kernel_file_is_ascii_with_the_header_and_the_contract_signature():
+    PTX.encode("ascii")
+    assert PTX.splitlines()[0] == "// nvfp4rt: targets=sm_90a constants=NORMAL_OPERANDS=0"
+    sig = parse_entries(render(PTX, "sm_90a", {"NORMAL_OPERANDS": 0}))["nvfp4_decode_a16"]
+    assert [(p.name, p.ptx_type, p.is_pointer_hint) for p in sig.params] == [
+        ("p_a", "u64", True), ("p_sfa", "u64", True), ("p_out", "u64", True), ("a_row", "u64", False),
+        ("a_batch", "u64", False), ("sfa_row", "u64", False), ("sfa_batch", "u64", False), ("m", "u32", False),
+        ("k", "u32", False), ("l", "u32", False)]
+
+
+def _code(text):
+    return [ln.split("//")[0].strip() for ln in text.splitlines() if ln.split("//")[0].strip()]
+
+
+@pytest.mark.parametrize("normal", [0, 1])
+def test_renders_with_pdl_trigger_first_and_the_2_14_multiply_only_when_normal(normal):
+    code = _code(render(PTX, "sm_90a", {"NORMAL_OPERANDS": normal}))
+    body = [ln for ln in code[code.index("{") + 1:] if not ln.startswith(".reg")]
+    assert body[0] == "griddepcontrol.launch_dependents;"
+    wait = body.index("griddepcontrol.wait;")
+    first_global = min(i for i, ln in enumerate(body) if re.match(r"(ld|st)\.global", ln))
+    assert wait < first_global
+    two14 = [ln for ln in body if ln.startswith("mul.rn.f16x2") and ln.endswith("%two14;")]
+    assert len(two14) == (16 if normal else 0)
+    assert len([ln for ln in body if re.match(r"mul\.rn\.f16x2 .*%as[01];", ln)]) == 16
+    stores = [ln for ln in body if ln.startswith("st.global")]
+    assert stores == ["st.global.v4.b32 [%dst], {%d00, %d01, %d02, %d03};",
+                      "st.global.v4.b32 [%dst+16], {%d20, %d21, %d22, %d23};",
+                      "st.global.v4.b32 [%dst+32], {%d10, %d11, %d12, %d13};",
+                      "st.global.v4.b32 [%dst+48], {%d30, %d31, %d32, %d33};"]
+
+
+def _word_decodes(text):
+    """The 11 integer instructions decoding each of %aw0..%aw3 (first occurrence of each)."""
+    code = _code(text)
+    out = {}
+    for w in range(4):
+        start = code.index(f"shf.l.wrap.b32 %xr, %aw{w}, %aw{w}, 3;")
+        out[w] = [ln for ln in code[start:] if not ln.startswith(("mul.", "{{"))][:11]
+    return out
+
+
+def test_word_decode_is_the_gemm_consumers_instruction_for_instruction():
+    mine = _word_decodes(PTX)
+    gemm = _word_decodes(GEMM_PTX.read_text())
+    assert mine == gemm
+    assert mine[0][1:3] == ["lop3.b32 %we, %aw0, %xr, 0x07070707, 0xE4;", "lop3.b32 %wo, %aw0, %xr, 0x70707070, 0xE4;"]
+
+
+_HAVE_PTXAS = __import__("nvfp4rt.assemble", fromlist=["find_ptxas"]).find_ptxas() is not None
+
+
+@pytest.mark.skipif(not _HAVE_PTXAS, reason="ptxas not found")
+@pytest.mark.parametrize("normal", [0, 1])
+def test_kernel_assembles_without_spills_in_32_registers(normal):
+    from nvfp4rt.assemble import assemble
+
+    fn = assemble(KERNEL, "sm_90a", {"NORMAL_OPERANDS": normal}).functions["nvfp4_decode_a16"]
+    assert not fn.spills and fn.stack_frame == 0 and fn.local_bytes == 0
+    assert fn.registers <= 32  # 8 CTAs x 256 threads per SM (.minnctapersm 8)
+
+
+# ============================================================== host checks (no GPU)
+
+def test_decode_grid_is_one_wave_of_at_most_8_ctas_per_sm():
+    assert D.decode_grid(1, 132) == 1
+    assert D.decode_grid(256, 132) == 1 and D.decode_grid(257, 132) == 2
+    assert D.decode_grid(128 * 512, 132) == 256
+    assert D.decode_grid(10**8, 132) == 8 * 132
+    with pytest.raises(ValueError, match="items"):
+        D.decode_grid(0, 132)
+
+
+GOOD = dict(m=128, k=256, l=1, a_row=128, a_batch=128 * 128, sfa_row=16, sfa_batch=2048)
+
+
+@pytest.mark.parametrize("over,exc,match", [
+    (dict(k=96), ValueError, "k must be a multiple of 64"),
+    (dict(m=0), ValueError, "m must be a positive int"),
+    (dict(l=1.0), ValueError, "l must be a positive int"),
+    (dict(a_row=136), ValueError, "a_row must be a multiple of 16"),
+    (dict(a_row=112), ValueError, "a_row must be at least k/2"),
+    (dict(a_batch=8), ValueError, "a_batch must be a multiple of 16"),
+    (dict(sfa_row=15), ValueError, "sfa_row must be at least k/16"),
+    (dict(sfa_batch=-1), ValueError, "sfa_batch must be a non-negative int"),
+    (dict(sfa_row=True), ValueError, "sfa_row must be a non-negative int"),
+    (dict(m=65536, k=65536, l=16, a_row=32768, sfa_row=4096), ValueError, "32-bit index"),
+    (dict(normal_operands=1), TypeError, "normal_operands must be a bool"),
+    (dict(programmatic="yes"), TypeError, "programmatic must be a bool"),
+    (dict(grid=0), ValueError, "grid must be a positive int"),
+    (dict(device="cuda:0"), TypeError, "device must be"),
+])
+def test_bad_plan_arguments_raise_before_any_gpu_work(over, exc, match):
+    kw = {**GOOD, **over}
+    with pytest.raises(exc, match=match):
+        D.DecodeA16Plan(kw.pop("m"), kw.pop("k"), kw.pop("l"), kw.pop("a_row"), kw.pop("a_batch"),
+                        kw.pop("sfa_row"), kw.pop("sfa_batch"), **kw)
+
+
+class _Out:
+    def __init__(self, ptr, nbytes, dtype=np.float16, contiguous=True):
+        self.ptr, self.nbytes, self.dtype, self.is_c_contiguous = ptr, nbytes, np.dtype(dtype), contiguous
+
+
+def _hostless_plan():
+    """A plan's host-side state without a device (for the run() argument checks)."""
+    plan = D.DecodeA16Plan.__new__(D.DecodeA16Plan)
+    plan.m, plan.k, plan.l, plan.out_bytes = 128, 256, 1, 2 * 128 * 256
+    return plan
+
+
+@pytest.mark.parametrize("a,sfa,out,exc,match", [
+    (Pointer(0x1000), Pointer(0x2001), _Out(0x3000, 65536), None, None),
+    (0x1000, Pointer(0x2000), _Out(0x3000, 65536), TypeError, "a must be a device array"),
+    (Pointer(0x1008), Pointer(0x2000), _Out(0x3000, 65536), ValueError, "a must be 16-byte aligned"),
+    (Pointer(0x1000), Pointer(0), _Out(0x3000, 65536), ValueError, "sfa is a null device pointer"),
+    (Pointer(0x1000), Pointer(0x2000), _Out(0x3004, 65536), ValueError, "out must be 16-byte aligned"),
+    (Pointer(0x1000), Pointer(0x2000), _Out(0x3000, 65534), ValueError, "out holds 65534 bytes"),
+    (Pointer(0x1000), Pointer(0x2000), _Out(0x3000, 65536, np.float32), TypeError, "2-byte elements"),
+    (Pointer(0x1000), Pointer(0x2000), _Out(0x3000, 65536, contiguous=False), ValueError, "C-contiguous"),
+])
+def test_run_arguments_are_checked(a, sfa, out, exc, match):
+    plan = _hostless_plan()
+    if exc is None:
+        assert plan._pointers(a, sfa, out) == (0x1000, 0x2001, 0x3000)
+    else:
+        with pytest.raises(exc, match=match):
+            plan._pointers(a, sfa, out)
+
+
+# ============================================================== GPU
+
+def _placed(x: np.ndarray, row: int, batch: int, offset: int = 0) -> np.ndarray:
+    """Flat host bytes holding x [l][m][cols] at offset + b*batch + r*row (the rest 0xA5)."""
+    l, m, cols = x.shape
+    buf = np.full(offset + (l - 1) * batch + (m - 1) * row + cols, 0xA5, np.uint8)
+    for bi in range(l):
+        for r in range(m):
+            start = offset + bi * batch + r * row
+            buf[start:start + cols] = x[bi, r]
+    return buf
+
+
+def _run_case(m, k, l, distribution, *, strided=False, normal=False, grid=None, programmatic=False):
+    import nvfp4rt
+    from nvfp4rt import data
+
+    d = data.gemm_data(m, 1, k, l, seed=None, distribution=distribution)
+    a = np.ascontiguousarray(d.physical("a")).view(np.uint8)       # (l, m, k/2)
+    sfa = np.ascontiguousarray(d.physical("sfa")).view(np.uint8)   # (l, m, k/16)
+    ref = D.a16_reference(a, sfa, normal_operands=normal)
+    if strided:  # padded rows and batches, an odd scale row/batch stride and a scale base at an odd address
+        a_row, a_batch = k // 2 + 48, m * (k // 2 + 48) + 64
+        sfa_row, sfa_batch, sf_off = k // 16 + 3, m * (k // 16 + 3) + 5, 1
+    else:
+        a_row, a_batch, sfa_row, sfa_batch, sf_off = k // 2, m * k // 2, k // 16, m * k // 16, 0
+    a_dev = nvfp4rt.from_numpy(_placed(a, a_row, a_batch))
+    sf_dev = nvfp4rt.from_numpy(_placed(sfa, sfa_row, sfa_batch, sf_off))
+    guard = 64  # NaN fp16 past the end must stay untouched
+    out = nvfp4rt.from_numpy(np.full(l * m * k + guard, np.nan, np.float16))
+    plan = D.DecodeA16Plan(m, k, l, a_row, a_batch, sfa_row, sfa_batch, normal_operands=normal, grid=grid,
+                           programmatic=programmatic)
+    plan.run(a_dev, Pointer(sf_dev.ptr + sf_off), out)
+    got = out.numpy()
+    assert (got[l * m * k:].view(np.uint16) == np.float16(np.nan).view(np.uint16)).all(), "wrote past A16"
+    got = got[:l * m * k].reshape(l, m, k)
+    bad = np.argwhere(got.view(np.uint16) != ref.view(np.uint16))
+    assert bad.size == 0, (f"{bad.shape[0]} of {ref.size} fp16 differ, first (batch, row, k): {bad[:5].tolist()}, "
+                           f"got {got.view(np.uint16)[tuple(bad[0])]:#06x} want {ref.view(np.uint16)[tuple(bad[0])]:#06x}")
+    return plan, a_dev, sf_dev, out, ref
+
+
+GPU_SHAPES = [(1, 64, 1), (7, 192, 3), (128, 16384, 1), (300, 192, 3), (128, 64, 3), (1, 16384, 3), (7, 16384, 1),
+              (300, 16384, 3), (128, 192, 1), (300, 64, 1)]
+
+
+@pytest.mark.gpu
+@requires_gpu
+@pytest.mark.parametrize("m,k,l", GPU_SHAPES)
+@pytest.mark.parametrize("distribution", ["competition", "wide"])
+def test_device_a16_equals_the_reference_bytes(m, k, l, distribution):
+    _run_case(m, k, l, distribution)
+
+
+@pytest.mark.gpu
+@requires_gpu
+@pytest.mark.parametrize("m,k,l", [(7, 192, 3), (300, 16384, 3), (1, 64, 1), (128, 64, 3)])
+@pytest.mark.parametrize("distribution", ["competition", "wide"])
+def test_non_contiguous_strides_and_odd_scale_addresses(m, k, l, distribution):
+    _run_case(m, k, l, distribution, strided=True)
+
+
+@pytest.mark.gpu
+@requires_gpu
+@pytest.mark.parametrize("kw", [dict(normal=True), dict(grid=1), dict(grid=3, strided=True), dict(programmatic=True)])
+def test_variants_normal_operands_small_grid_and_pdl(kw):
+    for distribution in ("competition", "wide"):
+        _run_case(300, 192, 3, distribution, **kw)
+
+
+@pytest.mark.gpu
+@requires_gpu
+def test_plan_repoints_moved_buffers():
+    import nvfp4rt
+
+    plan, a_dev, sf_dev, out, ref = _run_case(128, 256, 2, "wide")
+    out2 = nvfp4rt.from_numpy(np.full(2 * 128 * 256, np.nan, np.float16))
+    a2 = nvfp4rt.from_numpy(np.zeros(a_dev.nbytes, np.uint8))  # all zeros: A16 is all +0
+    plan.run(a2, sf_dev, out2)
+    assert (out2.numpy().view(np.uint16) == 0).all()
+    plan.run(a_dev, sf_dev, out2)  # back to the first A, into the new output
+    assert np.array_equal(out2.numpy().view(np.uint16), ref.reshape(-1).view(np.uint16))
