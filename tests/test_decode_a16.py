@@ -308,3 +308,152 @@ def test_plan_repoints_moved_buffers():
     assert (out2.numpy().view(np.uint16) == 0).all()
     plan.run(a_dev, sf_dev, out2)  # back to the first A, into the new output
     assert np.array_equal(out2.numpy().view(np.uint16), ref.reshape(-1).view(np.uint16))
+
+
+# ============================================================== the PTX itself, interpreted (no GPU)
+
+class _Interp:
+    """A tiny interpreter for the instructions nvfp4_decode_a16 uses: runs one thread's program text."""
+
+    def __init__(self, text, params, mem):
+        self.code = []
+        self.labels = {}
+        body = _code(text)
+        body = body[body.index("{") + 1:body.index("}", len(body) - 2)]
+        for ln in body:
+            if ln.startswith(".reg"):
+                continue
+            if ln.endswith(":"):
+                self.labels[ln[:-1]] = len(self.code)
+            else:
+                self.code.append(ln.rstrip(";"))
+        self.params, self.mem = params, mem
+
+    def _val(self, tok, r):
+        tok = tok.strip()
+        if tok.startswith("%"):
+            return r[tok]
+        return int(tok, 0)
+
+    def run(self, tid, ctaid, nctaid):
+        r = {"%tid.x": tid, "%ctaid.x": ctaid, "%nctaid.x": nctaid}
+        m32, pc, mem = 0xFFFFFFFF, 0, self.mem
+        f16 = lambda h: np.array([h], np.uint16).view(np.float16)[0]  # noqa: E731
+        b16 = lambda x: int(np.array([x], np.float16).view(np.uint16)[0])  # noqa: E731
+        while pc < len(self.code):
+            ln = self.code[pc]
+            pc += 1
+            if ln.startswith("@"):
+                pred, ln = ln.split(" ", 1)
+                if not r[pred[1:]]:
+                    continue
+            op, _, rest = ln.partition(" ")
+            args = [a.strip() for a in re.split(r",(?![^{]*})", rest)] if rest else []
+            v = lambda i: self._val(args[i], r)  # noqa: E731
+            if op == "ret":
+                return
+            if op.startswith("griddepcontrol"):
+                continue
+            if op == "bra":
+                pc = self.labels[args[0]]
+            elif op == "ld.param.u64" or op == "ld.param.u32":
+                r[args[0]] = self.params[args[1].strip("[]")]
+            elif op.startswith("cvta") or op == "cvt.u64.u32":
+                r[args[0]] = v(1)
+            elif op == "mov.u32":
+                r[args[0]] = v(1) & m32
+            elif op == "mov.b32":
+                if args[0].startswith("{"):  # unpack a b32 into two b16
+                    lo, hi = args[0].strip("{}").split(", ")
+                    r[lo], r[hi] = v(1) & 0xFFFF, v(1) >> 16
+                elif args[1].startswith("{"):  # pack two b16
+                    lo, hi = args[1].strip("{}").split(", ")
+                    r[args[0]] = r[lo] | (r[hi] << 16)
+                else:
+                    r[args[0]] = v(1) & m32
+            elif op in ("shr.u32",):
+                r[args[0]] = v(1) >> v(2)
+            elif op in ("shl.b32",):
+                r[args[0]] = (v(1) << v(2)) & m32
+            elif op == "shl.b16":
+                r[args[0]] = (v(1) << v(2)) & 0xFFFF
+            elif op in ("or.b16",):
+                r[args[0]] = v(1) | v(2)
+            elif op in ("mul.lo.u32", "add.u32", "sub.u32", "div.u32", "and.b32"):
+                a, b = v(1), v(2)
+                fn = {"mul.lo.u32": int.__mul__, "add.u32": int.__add__, "sub.u32": int.__sub__,
+                      "div.u32": int.__floordiv__, "and.b32": int.__and__}[op]
+                r[args[0]] = fn(a, b) & m32
+            elif op in ("mul.lo.u64", "add.u64", "mul.wide.u32"):
+                a, b = v(1), v(2)
+                r[args[0]] = (a * b if op != "add.u64" else a + b) % 2**64
+            elif op == "mad.lo.u64":
+                r[args[0]] = (v(1) * v(2) + v(3)) % 2**64
+            elif op in ("setp.ge.u32", "setp.lt.u32"):
+                r[args[0]] = v(1) >= v(2) if op == "setp.ge.u32" else v(1) < v(2)
+            elif op in ("shf.l.wrap.b32", "shf.r.wrap.b32"):
+                assert args[1] == args[2]
+                n = v(3) % 32
+                x = v(1)
+                r[args[0]] = (((x << n) | (x >> (32 - n))) if op.startswith("shf.l") else
+                              ((x >> n) | (x << (32 - n)))) & m32
+            elif op == "lop3.b32":
+                a, b, c, lut = v(1), v(2), v(3), v(4)
+                out = 0
+                for bit in range(32):
+                    idx = (((a >> bit) & 1) << 2) | (((b >> bit) & 1) << 1) | ((c >> bit) & 1)
+                    out |= ((lut >> idx) & 1) << bit
+                r[args[0]] = out
+            elif op == "cvt.rn.f16x2.e4m3x2":
+                x = v(1)
+                lo, hi = (b16(float(np.array([byte], np.uint8).view(E4M3_DT)[0])) for byte in (x & 0xFF, x >> 8))
+                r[args[0]] = lo | (hi << 16)
+            elif op == "mul.rn.f16x2":
+                a, b = v(1), v(2)
+                lo = b16(f16(a & 0xFFFF) * f16(b & 0xFFFF))
+                hi = b16(f16(a >> 16) * f16(b >> 16))
+                r[args[0]] = lo | (hi << 16)
+            elif op in ("ld.global.nc.v4.b32", "ld.global.nc.u8"):
+                base, _, off = args[1].strip("[]").partition("+")
+                addr = r[base] + (int(off) if off else 0)
+                if op == "ld.global.nc.u8":
+                    r[args[0]] = int(mem[addr])
+                else:
+                    assert addr % 16 == 0, hex(addr)
+                    words = mem[addr:addr + 16].view(np.uint32)
+                    for name, w in zip(args[0].strip("{}").split(", "), words):
+                        r[name] = int(w)
+            elif op == "st.global.v4.b32":
+                base, _, off = args[0].strip("[]").partition("+")
+                addr = r[base] + (int(off) if off else 0)
+                assert addr % 16 == 0, hex(addr)
+                vals = [r[n] for n in args[1].strip("{}").split(", ")]
+                mem[addr:addr + 16] = np.array(vals, np.uint32).view(np.uint8)
+            else:
+                raise NotImplementedError(ln)
+
+
+E4M3_DT = np.dtype(__import__("ml_dtypes").float8_e4m3fn)
+
+
+@pytest.mark.parametrize("normal", [0, 1])
+def test_the_ptx_interpreted_writes_the_reference(normal):
+    """Run the kernel's own text, thread by thread (grid of 1 CTA: the grid-stride loop runs twice), with
+    padded strides and an odd scale base, and compare every output byte with a16_reference."""
+    rng = np.random.default_rng()
+    m, k, l = 7, 192, 7  # 294 items > 256 threads
+    a, sfa = _random_a(rng, (l, m), k)
+    a_row, a_batch, sfa_row, sfa_batch = k // 2 + 16, m * (k // 2 + 16) + 32, k // 16 + 3, m * (k // 16 + 3) + 1
+    base_a, base_sf, base_out = 0x1000, 0x9001, 0x10000
+    mem = np.full(base_out + 2 * l * m * k + 64, 0xA5, np.uint8)
+    mem[base_a:base_a + (l - 1) * a_batch + (m - 1) * a_row + k // 2] = _placed(a, a_row, a_batch)
+    mem[base_sf:base_sf + (l - 1) * sfa_batch + (m - 1) * sfa_row + k // 16] = _placed(sfa, sfa_row, sfa_batch)
+    params = dict(p_a=base_a, p_sfa=base_sf, p_out=base_out, a_row=a_row, a_batch=a_batch, sfa_row=sfa_row,
+                  sfa_batch=sfa_batch, m=m, k=k, l=l)
+    interp = _Interp(render(PTX, "sm_90a", {"NORMAL_OPERANDS": normal}), params, mem)
+    for tid in range(D.THREADS):
+        interp.run(tid, 0, 1)
+    got = mem[base_out:base_out + 2 * l * m * k].view(np.uint16).reshape(l, m, k)
+    want = D.a16_reference(a, sfa, normal_operands=bool(normal)).view(np.uint16)
+    assert np.array_equal(got, want)
+    assert (mem[base_out + 2 * l * m * k:] == 0xA5).all()  # nothing past A16
