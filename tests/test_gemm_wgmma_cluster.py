@@ -42,8 +42,8 @@ def _unit_loop(text: str) -> str:
     return text[text.index("UNIT_LOOP:"):text.index(EPILOGUE)]
 
 
-def _cluster_text(cluster=1, a_bufs=6) -> str:
-    return render(KERNEL.read_text(), "sm_90a", {"CLUSTER": cluster, "A_BUFS": a_bufs})
+def _cluster_text(cluster=1, a_bufs=6, wgmma_depth=1) -> str:
+    return render(KERNEL.read_text(), "sm_90a", CL.kernel_constants(cluster, a_bufs, wgmma_depth))
 
 
 # ============================================================== the main loop is the replayed one
@@ -54,7 +54,8 @@ def test_unit_loop_is_the_decoder_variant_loop_with_the_documented_changes():
     loop = loop.replace("mul.lo.u32 %slot_addr, %slot, 36864;",
                         "mul.lo.u32 %slot_addr, %slot, 18432;  // ring slot [B 128x128 | sfb 128x16]")
     loop = loop.replace("// every wgmma of the previous sub-step is complete: its a16 buffer goes back to the decoder",
-                        "// every wgmma of the previous sub-step is complete: its a16 buffer goes back to the producers")
+                        "// every wgmma of sub-step s-1 (WG_WAIT=1; s-2 with WG_WAIT=3) is complete: its a16 buffer goes back "
+                        "to the producers")
     loop = loop.replace("setp.eq.u32 %p_wrap, %ab, 4;", "setp.eq.u32 %p_wrap, %ab, 6;")
     loop = loop.replace("// ---- A_DECODER=1: the decoder warpgroup fills a16 buffer ab (waited for below, before the first wgmma)",
                         "// ---- the A16 producer fills a16 buffer ab by TMA (waited for below, before the first wgmma)")
@@ -77,15 +78,74 @@ def test_cluster_release_reaches_every_cta_of_the_cluster():
         assert f"mul.lo.u32 %arow, %rank, 128/{cluster};" in text
 
 
+def _consumer_events(text):
+    """One consumer warpgroup's unit, in text order: ('wait', n), ('issue', piece, set), ('release', lag) where
+    lag is how many sub-steps back the released buffer was read (1 with the one-deep queue, 2 with two)."""
+    body = _unit_loop(text)
+    deep = "mov.u32 %pab, %pab1;" in body
+    ev, piece = [], None
+    for m in re.finditer(r"wgmma\.wait_group\.sync\.aligned (\d+);|// ---- piece (\d):|and\.pred %p_rel, %p_pend, %p_l0;"
+                         r"|wgmma\.mma_async[^{]*\{[^}]*\},\s*\{(%\w)", body):
+        if m.group(1):
+            ev.append(("wait", int(m.group(1))))
+        elif m.group(2):
+            piece = int(m.group(2))
+        elif m.group(0).startswith("and.pred"):
+            ev.append(("release", piece, 2 if deep else 1))
+        elif ev[-1][0] != "issue" or ev[-1][1] != piece:
+            ev.append(("issue", piece, m.group(3)))
+    return ev
+
+
+def _check_warpgroup(events, units):
+    """Replay `units` units; a group completes as late as the waits allow.  Fails on a fragment set rewritten
+    while its last group may run, or an a16 buffer released while a group reading it may run."""
+    groups, done, last_set = [], 0, {}
+    for u in range(units):
+        for e in events:
+            if e[0] == "wait":
+                done = max(done, len(groups) - e[1])
+            elif e[0] == "issue":
+                piece = 8 * u + e[1]
+                if e[2] in last_set:
+                    assert last_set[e[2]] < done, f"fragment set {e[2]} rewritten at piece {piece} too early"
+                last_set[e[2]] = len(groups)
+                groups.append(piece)
+            else:
+                sub = (8 * u + e[1]) // 2 - e[2]  # the sub-step whose buffer goes back
+                if sub >= 0:
+                    readers = [i for i, p in enumerate(groups) if p // 2 == sub]
+                    assert readers and max(readers) < done, f"a16 of sub-step {sub} released while read"
+
+
+@pytest.mark.parametrize("depth", CL.WGMMA_DEPTHS)
+def test_consumer_pipeline_has_no_fragment_or_a16_release_hazard(depth):
+    ev = _consumer_events(_cluster_text(2, 6, depth))
+    assert [e for e in ev if e[0] == "wait"] == [("wait", depth)] * 8
+    assert [e[2] for e in ev if e[0] == "issue"] == ["%x", "%y", "%z", "%w"] * 2
+    assert [(e[1], e[2]) for e in ev if e[0] == "release"] == [(p, 2 if depth == 3 else 1) for p in (1, 3, 5, 7)]
+    _check_warpgroup(ev, 4)
+
+
+def test_hazard_model_catches_a_release_one_sub_step_too_early():
+    ev = _consumer_events(_cluster_text(2, 6, 3))
+    early = [("release", e[1], 1) if e[0] == "release" else e for e in ev]
+    with pytest.raises(AssertionError, match="released while read"):
+        _check_warpgroup(early, 3)
+    with pytest.raises(AssertionError, match="fragment set"):
+        _check_warpgroup([("wait", 5) if e[0] == "wait" else e for e in ev], 3)
+
+
 # ============================================================== assembly
 
 _HAVE_PTXAS = find_ptxas() is not None
 
 
 @pytest.mark.skipif(not _HAVE_PTXAS, reason="ptxas not found")
-@pytest.mark.parametrize("cluster,a_bufs", [(1, 6), (2, 6), (4, 6), (2, 4), (2, 8)])
-def test_kernel_assembles_without_spills_or_wgmma_serialisation(cluster, a_bufs):
-    rep = assemble(KERNEL, "sm_90a", {"CLUSTER": cluster, "A_BUFS": a_bufs})
+@pytest.mark.parametrize("cluster,a_bufs,depth", [(1, 6, 1), (2, 6, 1), (4, 6, 1), (2, 4, 1), (2, 8, 1), (2, 6, 3),
+                                                 (1, 8, 3), (4, 8, 3)])
+def test_kernel_assembles_without_spills_or_wgmma_serialisation(cluster, a_bufs, depth):
+    rep = assemble(KERNEL, "sm_90a", CL.kernel_constants(cluster, a_bufs, depth))
     fn = rep.functions["nvfp4_gemm_wgmma_cluster"]
     assert not fn.spills and fn.stack_frame == 0 and fn.local_bytes == 0
     assert "serializ" not in rep.log.lower()
@@ -138,15 +198,17 @@ def test_default_shared_memory_fits_the_h100_opt_in_limit():
 
 # ============================================================== the multicast a16 ring
 
-def _multicast_ring(cluster, nbufs, substeps, order_seed, *, release_to=None):
+def _multicast_ring(cluster, nbufs, substeps, order_seed, *, lag=1, batch=1, release_to=None):
     """Run every CTA's A16 producer and consumers (one reader per CTA) in a random interleaving.
 
-    A consumer step is two events: start reading sub-step s (needs afull of its buffer complete) and
-    finish (its wgmmas completed: lane 0 of each warp arrives on aempty of the CTAs in ``release_to(r)``,
-    by default every CTA of the cluster, as the kernel does).  A producer of rank r fills sub-step s
-    when its own aempty of that buffer has completed the previous laps, writing its slice into every
-    CTA.  Returns (violations, finished): a slice landing in a buffer some CTA is reading, or a
-    reader starting on a buffer whose fill is incomplete, is a violation."""
+    Producer of rank r: fills sub-step s (its slice, into every CTA) once its own aempty of that buffer has
+    completed the earlier laps (8 * cluster arrivals each: every consumer warp of the cluster).
+    Consumer of a CTA: starts sub-step s when afull of its buffer is complete (``batch=4``: at a unit's
+    first sub-step it waits for all four, as WG_WAIT=3 does); on starting s it releases sub-step s - lag
+    (its wgmmas are complete by then: lag 1 for WG_WAIT=1, 2 for WG_WAIT=3) to the CTAs in
+    ``release_to(r)`` (all of them, as the kernel does); at the end it releases what is left.
+    Returns (violations, finished): a slice landing in a buffer whose old contents a CTA has not
+    released, or a consumer starting on an incomplete buffer."""
     release_to = release_to or (lambda r: range(cluster))
     rng = np.random.default_rng(order_seed)
     afull_phase = [[0] * nbufs for _ in range(cluster)]           # completed fills per (cta, buf)
@@ -154,8 +216,21 @@ def _multicast_ring(cluster, nbufs, substeps, order_seed, *, release_to=None):
     aempty = [[0] * nbufs for _ in range(cluster)]                # arrivals on each CTA's aempty (this lap)
     aempty_phase = [[0] * nbufs for _ in range(cluster)]
     produced = [0] * cluster                                      # next sub-step each producer fills
-    consumed = [0] * cluster                                      # next sub-step each consumer reads
-    reading = [None] * cluster                                    # sub-step a consumer is reading
+    started = [0] * cluster                                       # sub-steps each consumer has started
+    released = [0] * cluster                                      # sub-steps each consumer has released
+
+    def filled(r, t):
+        return afull_phase[r][t % nbufs] > t // nbufs
+
+    def release(r):
+        b = released[r] % nbufs
+        for dst in release_to(r):
+            aempty[dst][b] += 1
+            if aempty[dst][b] == cluster:
+                aempty[dst][b] = 0
+                aempty_phase[dst][b] += 1
+        released[r] += 1
+
     errors = []
     for _ in range(100000):
         moves = []
@@ -163,55 +238,61 @@ def _multicast_ring(cluster, nbufs, substeps, order_seed, *, release_to=None):
             s = produced[r]
             if s < substeps and aempty_phase[r][s % nbufs] >= s // nbufs:  # parity wait passes
                 moves.append(("fill", r))
-            if reading[r] is not None:
-                moves.append(("done", r))
-            elif consumed[r] < substeps and afull_phase[r][consumed[r] % nbufs] > consumed[r] // nbufs:
-                moves.append(("read", r))
+            s = started[r]
+            if s < substeps:
+                need = range(s, min(s + batch, substeps)) if s % batch == 0 else [s]
+                if all(filled(r, t) for t in need):
+                    moves.append(("start", r))
+            elif released[r] < substeps:
+                moves.append(("end", r))
         if not moves:
             break
         kind, r = moves[rng.integers(len(moves))]
         if kind == "fill":
             b = produced[r] % nbufs
             for dst in range(cluster):  # multicast: the slice lands in every CTA
-                if reading[dst] is not None and reading[dst] % nbufs == b:
-                    errors.append(f"rank {r} wrote buffer {b} of cta {dst} while sub-step {reading[dst]} reads it")
+                live = [t for t in range(released[dst], started[dst]) if t % nbufs == b]
+                if live:
+                    errors.append(f"rank {r} wrote buffer {b} of cta {dst} while sub-step {live[0]} may read it")
                 slices_in[dst][b] += 1
                 if slices_in[dst][b] == cluster:
                     slices_in[dst][b] = 0
                     afull_phase[dst][b] += 1
             produced[r] += 1
-        elif kind == "read":
-            reading[r] = consumed[r]
-            if slices_in[r][reading[r] % nbufs]:
-                errors.append(f"cta {r} reads sub-step {reading[r]} with a fill in progress")
+        elif kind == "start":
+            s = started[r]
+            if slices_in[r][s % nbufs] or not filled(r, s):
+                errors.append(f"cta {r} reads sub-step {s} before its fill is complete")
+            started[r] += 1
+            if s - lag >= 0:
+                release(r)
         else:
-            b = reading[r] % nbufs
-            reading[r] = None
-            for dst in release_to(r):
-                aempty[dst][b] += 1
-                if aempty[dst][b] == cluster:
-                    aempty[dst][b] = 0
-                    aempty_phase[dst][b] += 1
-            consumed[r] += 1
-    return errors, all(c == substeps for c in consumed) and all(p == substeps for p in produced)
+            release(r)
+    done = all(p == substeps for p in produced) and all(x == substeps for x in released)
+    return errors, done
 
 
 @pytest.mark.parametrize("cluster", CL.CLUSTER_SIZES)
-@pytest.mark.parametrize("nbufs", [4, 6])
-def test_multicast_ring_never_overwrites_a_buffer_in_use_and_never_deadlocks(cluster, nbufs):
+@pytest.mark.parametrize("nbufs,lag,batch", [(4, 1, 1), (6, 1, 1), (6, 2, 4), (8, 2, 4)])
+def test_multicast_ring_never_overwrites_a_buffer_in_use_and_never_deadlocks(cluster, nbufs, lag, batch):
     for seed in range(20):
-        errors, done = _multicast_ring(cluster, nbufs, 4 * 9, seed)
+        errors, done = _multicast_ring(cluster, nbufs, 4 * 9, seed, lag=lag, batch=batch)
         assert not errors, errors[:3]
         assert done
 
 
-def test_ring_model_catches_a_release_to_the_own_cta_only():
-    """Releasing only to the own producer (counted as if all had arrived) lets a peer overwrite a buffer in use."""
+def test_ring_model_catches_a_release_to_the_own_cta_only_and_a_too_small_ring():
+    """Releasing only to the own producer (counted as if all had arrived) lets a peer overwrite a buffer in use;
+    waiting for a unit's four buffers while two are still held deadlocks a ring of five (why A_BUFS >= 6)."""
     caught = 0
     for seed in range(20):
         errors, done = _multicast_ring(2, 4, 4 * 9, seed, release_to=lambda r: [r, r])
         caught += bool(errors) or not done
     assert caught
+    errors, done = _multicast_ring(2, 5, 4 * 9, 0, lag=2, batch=4)
+    assert not done
+    with pytest.raises(ValueError, match="a_bufs >= 6"):
+        CL.kernel_constants(2, 5, 3)
 
 
 # ============================================================== arguments

@@ -64,8 +64,12 @@ SWEEP = {
     "cl2_s5": dict(cluster=2, stages=5),                          # a deeper B ring
     "cl2_b8s3": dict(cluster=2, a_bufs=8, stages=3),              # a deeper a16 ring, shallower B ring
     "cl4_b8s3": dict(cluster=4, a_bufs=8, stages=3),
+    "cl1_d3": dict(cluster=1, wgmma_depth=3),                     # three wgmma groups queued per warpgroup
+    "cl2_d3": dict(cluster=2, wgmma_depth=3),
+    "cl2_d3_b8s3": dict(cluster=2, wgmma_depth=3, a_bufs=8, stages=3),
+    "cl4_d3": dict(cluster=4, wgmma_depth=3),
 }
-_CLUSTER_KEYS = ("cluster", "stages", "a_bufs", "units_per_cluster")
+_CLUSTER_KEYS = ("cluster", "stages", "a_bufs", "units_per_cluster", "wgmma_depth")
 
 
 def make_plan(m, n, k, l, kw):

@@ -32,7 +32,7 @@ from .gemm_wgmma import (K_MULTIPLE, MAX_CHAIN_UNITS, STAGE_K, TILE, _layout, _l
                          padded_scale_rows)
 
 __all__ = ["GemmClusterPlan", "GemmClusterGeometry", "cluster_geometry", "supports", "shared_bytes",
-           "CLUSTER_SIZES"]
+           "kernel_constants", "CLUSTER_SIZES", "WGMMA_DEPTHS"]
 
 _KERNEL_FILE = "gemm_nvfp4_wgmma_cluster.ptx"
 _ENTRY = "nvfp4_gemm_wgmma_cluster"
@@ -48,6 +48,8 @@ _PARTIAL_BYTES = TILE * TILE * 4
 MIN_STAGES, MAX_STAGES = 2, 6
 A_BUFS_CHOICES = (4, 5, 6, 7, 8)
 _DEFAULT_STAGES, _DEFAULT_A_BUFS = 4, 6
+#: wgmma groups each consumer warpgroup leaves in flight at its per-piece wait (template constant WG_WAIT)
+WGMMA_DEPTHS = (1, 3)
 #: alpha is passed times 2^28 (subnormal operands, see the PTX header); larger alphas overflow fp32
 _ALPHA_SCALE = 2.0**28
 
@@ -142,12 +144,22 @@ def supports(m, n, k, l, layout=None, alpha: float = 1.0) -> bool:
         return False
 
 
+def kernel_constants(cluster: int = DEFAULT_CLUSTER, a_bufs: int = _DEFAULT_A_BUFS, wgmma_depth: int = 1) -> dict:
+    """The template constants of one kernel variant (see the PTX header)."""
+    if isinstance(wgmma_depth, bool) or wgmma_depth not in WGMMA_DEPTHS:
+        raise ValueError(f"wgmma_depth must be one of {WGMMA_DEPTHS}, got {wgmma_depth!r}")
+    if wgmma_depth == 3 and a_bufs < 6:
+        # the consumers wait for a unit's four buffers at its top while two earlier ones await release
+        raise ValueError(f"wgmma_depth=3 needs a_bufs >= 6, got {a_bufs}")
+    return {"CLUSTER": int(cluster), "A_BUFS": int(a_bufs), "WG_WAIT": int(wgmma_depth)}
+
+
 @lru_cache(maxsize=None)
-def _kernel(ordinal: int, cluster: int, a_bufs: int):
+def _kernel(ordinal: int, constants: tuple):
     from ..module import load
 
     return load(ptx_dir() / _KERNEL_FILE, device=driver.Device(ordinal), target="sm_90a",
-                constants={"CLUSTER": cluster, "A_BUFS": a_bufs}).kernel(_ENTRY)
+                constants=dict(constants)).kernel(_ENTRY)
 
 
 def _max_active_clusters(kernel, cluster: int, shared_mem: int, sm_count: int) -> int:
@@ -168,7 +180,8 @@ class GemmClusterPlan:
     a_bufs=None, units_per_cluster=None)``; ``plan.run(a, b, sfa, sfb, c, stream=None)`` (also
     ``plan(...)``) launches the decode and the GEMM on ``stream`` and returns ``c``.  Arrays and layouts
     are those of :class:`nvfp4rt.ops.gemm_wgmma.GemmWgmmaPlan`; ``sfa`` may have any stride (the decode
-    kernel reads it directly).  The plan owns the A16 buffer (``2 * l * m * k`` bytes), the workspace
+    kernel reads it directly).  ``wgmma_depth=3`` keeps three wgmma groups per warpgroup queued while
+    it decodes the next piece (a16 buffers are then released two sub-steps after their reads).  The plan owns the A16 buffer (``2 * l * m * k`` bytes), the workspace
     and the zeroed counters, so one plan must not run on two streams at once.
     """
 
@@ -176,13 +189,14 @@ class GemmClusterPlan:
 
     def __init__(self, m: int, n: int, k: int, l: int = 1, layout=None, *, device=None, alpha: float = 1.0,
                  cluster: int = DEFAULT_CLUSTER, stages: int | None = None, a_bufs: int | None = None,
-                 units_per_cluster: int | None = None):
+                 units_per_cluster: int | None = None, wgmma_depth: int = 1):
         self.alpha = finite_float("alpha", alpha)
         if abs(self.alpha) * _ALPHA_SCALE > float(np.finfo(np.float32).max):
             raise ValueError(f"alpha: |alpha| * 2^28 must fit in fp32 (the kernel's operand scaling), got {alpha!r}")
-        # validate the sizes before touching the GPU
-        cluster_geometry(m, n, k, l, 1, cluster=cluster, stages=stages, a_bufs=a_bufs,
-                         units_per_cluster=units_per_cluster)
+        # validate the sizes and the variant before touching the GPU
+        probe = cluster_geometry(m, n, k, l, 1, cluster=cluster, stages=stages, a_bufs=a_bufs,
+                                 units_per_cluster=units_per_cluster)
+        self.constants = kernel_constants(cluster, probe.a_bufs, wgmma_depth)
         self.layout = _layout(m, n, k, l, layout)
         why = _layout_problem(m, n, k, l, self.layout)
         if why:
@@ -196,11 +210,10 @@ class GemmClusterPlan:
                              f"is compute capability {major}.{minor}")
         self.device.activate()
         props = self.device.properties
-        probe = cluster_geometry(m, n, k, l, 1, cluster=cluster, stages=stages, a_bufs=a_bufs)
         if probe.shared_mem > props.max_shared_per_block_optin:
             raise ValueError(f"stages={probe.num_stages}, a_bufs={probe.a_bufs} need {probe.shared_mem} bytes of "
                              f"shared memory; the device allows {props.max_shared_per_block_optin}")
-        self.kernel = _kernel(self.device.ordinal, cluster, probe.a_bufs)
+        self.kernel = _kernel(self.device.ordinal, tuple(sorted(self.constants.items())))
         self.kernel.set_max_dynamic_shared(probe.shared_mem)
         self.max_clusters = _max_active_clusters(self.kernel, cluster, probe.shared_mem, props.sm_count)
         self.geometry = g = cluster_geometry(m, n, k, l, self.max_clusters, cluster=cluster, stages=stages,
@@ -306,4 +319,5 @@ class GemmClusterPlan:
     def __repr__(self) -> str:
         g = self.geometry
         return (f"<GemmClusterPlan m={g.m} n={g.n} k={g.k} l={g.l} cluster={g.cluster} grid={g.grid} "
-                f"units/cluster={g.units_per_cluster} stages={g.num_stages} a_bufs={g.a_bufs}>")
+                f"units/cluster={g.units_per_cluster} stages={g.num_stages} a_bufs={g.a_bufs}"
+                + (f" wgmma_depth={self.constants['WG_WAIT']}" if self.constants["WG_WAIT"] != 1 else "") + ">")
