@@ -52,7 +52,7 @@ def test_unit_loop_is_the_decoder_variant_loop_with_the_documented_changes():
     gemm = render(GEMM.read_text(), "sm_90a", W.kernel_constants(normal_operands=False, a_decoder=True, a_bufs=4))
     loop = _unit_loop(gemm)
     loop = loop.replace("mul.lo.u32 %slot_addr, %slot, 36864;",
-                        "mul.lo.u32 %slot_addr, %slot, 18432;  // ring slot [B 128x128 | sfb 128x16]")
+                        "mul.lo.u32 %slot_addr, %slot, 18432;  // ring slot [B TILE_Nx128 | sfb TILE_Nx16]")
     loop = loop.replace("// every wgmma of the previous sub-step is complete: its a16 buffer goes back to the decoder",
                         "// every wgmma of sub-step s-1 (WG_WAIT=1; s-2 with WG_WAIT=3) is complete: its a16 buffer goes back "
                         "to the producers")
@@ -72,7 +72,7 @@ def test_cluster_release_reaches_every_cta_of_the_cluster():
         assert ranks == sorted(per_release * 4), (cluster, ranks)  # 4 sub-steps per unit
         assert ("mbarrier.arrive.shared::cta.b64 %mbstate, [%bar];" in loop.split("@%p_rel")[1]) == (cluster == 1)
         text = "\n".join(ln.split("//")[0] for ln in _cluster_text(cluster).split("\n"))  # code only
-        assert f"mbarrier.init.shared::cta.b64 [%bar], 8*{cluster};" in text
+        assert f"mbarrier.init.shared::cta.b64 [%bar], 4*2*{cluster};" in text
         assert (".multicast::cluster" in text) == (cluster > 1)
         assert f"mov.u16 %mask, (1 << {cluster}) - 1;" in text
         assert f"mul.lo.u32 %arow, %rank, 128/{cluster};" in text
@@ -142,10 +142,11 @@ _HAVE_PTXAS = find_ptxas() is not None
 
 
 @pytest.mark.skipif(not _HAVE_PTXAS, reason="ptxas not found")
-@pytest.mark.parametrize("cluster,a_bufs,depth", [(1, 6, 1), (2, 6, 1), (4, 6, 1), (2, 4, 1), (2, 8, 1), (2, 6, 3),
-                                                 (1, 8, 3), (4, 8, 3)])
-def test_kernel_assembles_without_spills_or_wgmma_serialisation(cluster, a_bufs, depth):
-    rep = assemble(KERNEL, "sm_90a", CL.kernel_constants(cluster, a_bufs, depth))
+@pytest.mark.parametrize("cluster,a_bufs,depth,wgs", [(1, 6, 1, 2), (2, 6, 1, 2), (4, 6, 1, 2), (2, 4, 1, 2), (2, 8, 1, 2),
+                                                     (2, 6, 3, 2), (1, 8, 3, 2), (4, 8, 3, 2), (1, 4, 1, 3), (2, 4, 1, 3),
+                                                     (4, 5, 1, 3)])
+def test_kernel_assembles_without_spills_or_wgmma_serialisation(cluster, a_bufs, depth, wgs):
+    rep = assemble(KERNEL, "sm_90a", CL.kernel_constants(cluster, a_bufs, depth, wgs))
     fn = rep.functions["nvfp4_gemm_wgmma_cluster"]
     assert not fn.spills and fn.stack_frame == 0 and fn.local_bytes == 0
     assert "serializ" not in rep.log.lower()
@@ -163,11 +164,12 @@ def test_kernel_file_is_ascii_with_a_header():
 
 # ============================================================== geometry
 
-@pytest.mark.parametrize("m,n,k,l,cluster,maxc", [
-    (128, 7168, 16384, 1, 2, 66), (128, 4096, 7168, 1, 2, 66), (128, 7168, 2048, 1, 4, 32),
-    (300, 1000, 1088, 2, 2, 66), (1, 1, 64, 1, 4, 32), (129, 130, 320, 3, 1, 132), (64, 384, 2304, 1, 2, 7)])
-def test_every_unit_once_per_rank_and_partials_in_distinct_slots(m, n, k, l, cluster, maxc):
-    g = CL.cluster_geometry(m, n, k, l, maxc, cluster=cluster)
+@pytest.mark.parametrize("m,n,k,l,cluster,maxc,wgs", [
+    (128, 7168, 16384, 1, 2, 66, 2), (128, 4096, 7168, 1, 2, 66, 2), (128, 7168, 2048, 1, 4, 32, 2),
+    (300, 1000, 1088, 2, 2, 66, 2), (1, 1, 64, 1, 4, 32, 2), (129, 130, 320, 3, 1, 132, 2), (64, 384, 2304, 1, 2, 7, 2),
+    (128, 7168, 16384, 1, 2, 66, 3), (128, 4096, 7168, 1, 1, 132, 3), (300, 1000, 1088, 2, 4, 32, 3)])
+def test_every_unit_once_per_rank_and_partials_in_distinct_slots(m, n, k, l, cluster, maxc, wgs):
+    g = CL.cluster_geometry(m, n, k, l, maxc, cluster=cluster, consumer_wgs=wgs)
     assert g.clusters <= max(maxc, -(-g.units // CL.MAX_CHAIN_UNITS))
     assert g.units_per_cluster <= CL.MAX_CHAIN_UNITS
     seen = np.zeros(g.units, dtype=int)
@@ -185,15 +187,21 @@ def test_every_unit_once_per_rank_and_partials_in_distinct_slots(m, n, k, l, clu
                     assert slot < 2 * g.grid and slot not in slots
                     slots[slot] = (cluster * t + r, q)
     assert (seen == 1).all()
-    # each rank's 128 columns of every cluster tile lie inside [0, cluster * n_tiles * 128)
-    assert g.n_tiles * cluster * 128 >= n > (g.n_tiles - 1) * cluster * 128
-    assert g.counters == cluster * g.tiles and g.workspace_bytes == 2 * g.grid * 128 * 128 * 4
+    # each rank's tile_n columns of every cluster tile lie inside [0, cluster * n_tiles * tile_n)
+    assert g.tile_n == 64 * wgs and g.threads == 128 + 128 * wgs
+    assert g.n_tiles * cluster * g.tile_n >= n > (g.n_tiles - 1) * cluster * g.tile_n
+    assert g.counters == cluster * g.tiles and g.workspace_bytes == 2 * g.grid * g.tile_n * 128 * 4
 
 
 def test_default_shared_memory_fits_the_h100_opt_in_limit():
-    assert CL.shared_bytes(4, 6) <= 232448
-    assert CL.shared_bytes(5, 6) <= 232448
-    assert CL.shared_bytes(6, 6) > 232448  # the plan refuses it on an H100 (checked against the device)
+    for wgs in CL.CONSUMER_WGS_CHOICES:
+        assert CL.cluster_geometry(128, 7168, 16384, 1, 66, consumer_wgs=wgs).shared_mem <= 232448
+    assert CL.shared_bytes(4, 6) <= 232448 and CL.shared_bytes(3, 5, 3) <= 232448
+    assert CL.shared_bytes(6, 6) > 232448 and CL.shared_bytes(4, 6, 3) > 232448  # refused against the device limit
+    c2, c3 = CL.kernel_constants(2, 6, 1, 2), CL.kernel_constants(2, 4, 1, 3)
+    assert (c2["STAGE_BYTES"], c2["SFB_OFF"], c2["THREADS"]) == (18432, 16384, 384)
+    assert (c3["STAGE_BYTES"], c3["SFB_OFF"], c3["THREADS"], c3["TILE_N"]) == (27648, 24576, 512, 192)
+    assert c3["STAGE_BYTES"] % 1024 == 0  # ring slots keep the 1024-byte swizzle atom alignment
 
 
 # ============================================================== the multicast a16 ring
@@ -305,6 +313,8 @@ def test_ring_model_catches_a_release_to_the_own_cta_only_and_a_too_small_ring()
     (dict(m=128, n=256, k=256, a_bufs=3), ValueError, "a_bufs"),
     (dict(m=128, n=256, k=256, alpha=float("nan")), ValueError, "alpha"),
     (dict(m=128, n=256, k=256, alpha=1e35), ValueError, "alpha"),
+    (dict(m=128, n=256, k=256, consumer_wgs=4), ValueError, "consumer_wgs"),
+    (dict(m=128, n=256, k=256, consumer_wgs=3, wgmma_depth=3, a_bufs=6), ValueError, "consumer_wgs=2"),
 ])
 def test_bad_plan_arguments_raise_before_any_gpu_work(kwargs, exc, match):
     with pytest.raises(exc, match=match):
@@ -342,15 +352,17 @@ GPU_SHAPES = [(128, 7168, 2048, 1), (128, 256, 512, 1), (1, 1, 64, 1), (127, 129
 @requires_gpu
 @pytest.mark.parametrize("m,n,k,l", GPU_SHAPES)
 @pytest.mark.parametrize("cluster", CL.CLUSTER_SIZES)
-def test_matches_float64_reference(m, n, k, l, cluster):
+@pytest.mark.parametrize("wgs", CL.CONSUMER_WGS_CHOICES)
+def test_matches_float64_reference(m, n, k, l, cluster, wgs):
     for distribution in ("competition", "wide"):
-        res, *_ = _run_case(m, n, k, l, distribution, cluster=cluster)
+        res, *_ = _run_case(m, n, k, l, distribution, cluster=cluster, consumer_wgs=wgs)
         assert res.ok, (distribution, res.report())
 
 
 @pytest.mark.gpu
 @requires_gpu
-@pytest.mark.parametrize("kw", [dict(), dict(cluster=4), dict(stages=2, a_bufs=4), dict(stages=5, a_bufs=6)])
+@pytest.mark.parametrize("kw", [dict(), dict(cluster=4), dict(stages=2, a_bufs=4), dict(stages=5, a_bufs=6),
+                                dict(wgmma_depth=3), dict(consumer_wgs=3), dict(consumer_wgs=3, cluster=1, stages=3, a_bufs=5)])
 @pytest.mark.parametrize("upc", [1, 3, 1000])
 def test_split_choice_does_not_change_the_result_and_repeats_are_identical(upc, kw):
     res, plan, dev, c, ref = _run_case(128, 1024, 2048, 1, "wide", units_per_cluster=upc, **kw)

@@ -68,8 +68,12 @@ SWEEP = {
     "cl2_d3": dict(cluster=2, wgmma_depth=3),
     "cl2_d3_b8s3": dict(cluster=2, wgmma_depth=3, a_bufs=8, stages=3),
     "cl4_d3": dict(cluster=4, wgmma_depth=3),
+    "w3_cl1": dict(cluster=1, consumer_wgs=3),                    # 192-row tiles, three consumer warpgroups
+    "w3_cl2": dict(cluster=2, consumer_wgs=3),
+    "w3_cl2_s3b5": dict(cluster=2, consumer_wgs=3, stages=3, a_bufs=5),
+    "w3_cl4": dict(cluster=4, consumer_wgs=3),
 }
-_CLUSTER_KEYS = ("cluster", "stages", "a_bufs", "units_per_cluster", "wgmma_depth")
+_CLUSTER_KEYS = ("cluster", "stages", "a_bufs", "units_per_cluster", "wgmma_depth", "consumer_wgs")
 
 
 def make_plan(m, n, k, l, kw):

@@ -36,15 +36,16 @@ __all__ = ["GemmClusterPlan", "GemmClusterGeometry", "cluster_geometry", "suppor
 
 _KERNEL_FILE = "gemm_nvfp4_wgmma_cluster.ptx"
 _ENTRY = "nvfp4_gemm_wgmma_cluster"
-_THREADS = 384  # producer warpgroup (B producer, A16 producer) + 2 consumer warpgroups
+#: consumer warpgroups per CTA (template constant CONSUMER_WGS): each owns 64 B rows, so a CTA tile is
+#: 64 * CONSUMER_WGS B rows; 3 puts three consumer warps on every scheduler (setmaxnreg: 152 registers each)
+CONSUMER_WGS_CHOICES = (2, 3)
+DEFAULT_CONSUMER_WGS = 2
 #: CTAs per cluster along n (template constant CLUSTER): each loads 128/CLUSTER rows of every A16 box
 CLUSTER_SIZES = (1, 2, 4)
 DEFAULT_CLUSTER = 2
-_STAGE_BYTES = TILE * (STAGE_K // 2) + TILE * (STAGE_K // 16)  # [B 128 x 128 | sfb 128 x 16] = 18432
 _A16_BUF_BYTES = TILE * 128  # 128 rows x k64 fp16
-_C_STAGE_BYTES = 128 * 272
+_C_PITCH = 400  # bytes per row of the fp16 C staging tile (128 m rows x up to 192 n columns, conflict-free)
 _ALIGN_SLACK = 1024
-_PARTIAL_BYTES = TILE * TILE * 4
 MIN_STAGES, MAX_STAGES = 2, 6
 A_BUFS_CHOICES = (4, 5, 6, 7, 8)
 _DEFAULT_STAGES, _DEFAULT_A_BUFS = 4, 6
@@ -54,9 +55,19 @@ WGMMA_DEPTHS = (1, 3)
 _ALPHA_SCALE = 2.0**28
 
 
-def shared_bytes(num_stages: int, a_bufs: int) -> int:
+def tile_n(consumer_wgs: int) -> int:
+    """B rows (n) of one CTA tile."""
+    return 64 * consumer_wgs
+
+
+def stage_bytes(consumer_wgs: int) -> int:
+    """One ring slot: [B tile_n x 128 bytes | sfb tile_n x 16]."""
+    return tile_n(consumer_wgs) * (STAGE_K // 2 + STAGE_K // 16)
+
+
+def shared_bytes(num_stages: int, a_bufs: int, consumer_wgs: int = DEFAULT_CONSUMER_WGS) -> int:
     """Dynamic shared memory of one CTA (the PTX header's launch contract)."""
-    return (_ALIGN_SLACK + num_stages * _STAGE_BYTES + a_bufs * _A16_BUF_BYTES + _C_STAGE_BYTES
+    return (_ALIGN_SLACK + num_stages * stage_bytes(consumer_wgs) + a_bufs * _A16_BUF_BYTES + TILE * _C_PITCH
             + 16 * num_stages + 16 * a_bufs + 16)
 
 
@@ -70,13 +81,22 @@ class GemmClusterGeometry:
     l: int
     cluster: int
     m_tiles: int
-    n_tiles: int  # cluster tiles along n (128 * cluster B rows each)
+    n_tiles: int  # cluster tiles along n (tile_n * cluster B rows each)
     k_stages: int
     units: int
     units_per_cluster: int
     clusters: int
     num_stages: int
     a_bufs: int
+    consumer_wgs: int = DEFAULT_CONSUMER_WGS
+
+    @property
+    def tile_n(self) -> int:
+        return tile_n(self.consumer_wgs)
+
+    @property
+    def threads(self) -> int:
+        return 128 * (1 + self.consumer_wgs)
 
     @property
     def grid(self) -> int:
@@ -93,11 +113,11 @@ class GemmClusterGeometry:
 
     @property
     def workspace_bytes(self) -> int:
-        return 2 * self.grid * _PARTIAL_BYTES
+        return 2 * self.grid * self.tile_n * TILE * 4  # fp32 partial tiles: two slots per CTA
 
     @property
     def shared_mem(self) -> int:
-        return shared_bytes(self.num_stages, self.a_bufs)
+        return shared_bytes(self.num_stages, self.a_bufs, self.consumer_wgs)
 
     def contributors(self, tile: int) -> range:
         """The clusters whose unit runs touch cluster tile ``tile``, in the reduction's order."""
@@ -107,7 +127,8 @@ class GemmClusterGeometry:
 
 def cluster_geometry(m: int, n: int, k: int, l: int, max_clusters: int, *, cluster: int = DEFAULT_CLUSTER,
                      stages: int | None = None, a_bufs: int | None = None,
-                     units_per_cluster: int | None = None) -> GemmClusterGeometry:
+                     units_per_cluster: int | None = None,
+                     consumer_wgs: int = DEFAULT_CONSUMER_WGS) -> GemmClusterGeometry:
     """The work split (pure).  ``max_clusters``: clusters the GPU runs at once (one wave)."""
     m, n, k, l, max_clusters = (positive_int(nm, v) for nm, v in
                                 (("m", m), ("n", n), ("k", k), ("l", l), ("max_clusters", max_clusters)))
@@ -118,10 +139,13 @@ def cluster_geometry(m: int, n: int, k: int, l: int, max_clusters: int, *, clust
     s = _DEFAULT_STAGES if stages is None else positive_int("stages", stages)
     if not MIN_STAGES <= s <= MAX_STAGES:
         raise ValueError(f"stages must be in {MIN_STAGES}..{MAX_STAGES}, got {s}")
-    ab = _DEFAULT_A_BUFS if a_bufs is None else a_bufs
+    if isinstance(consumer_wgs, bool) or consumer_wgs not in CONSUMER_WGS_CHOICES:
+        raise ValueError(f"consumer_wgs must be one of {CONSUMER_WGS_CHOICES}, got {consumer_wgs!r}")
+    # 27 KB stages with three consumer warpgroups: 4 of them + 4 a16 buffers fit the 227 KB opt-in limit
+    ab = (_DEFAULT_A_BUFS if consumer_wgs == 2 else 4) if a_bufs is None else a_bufs
     if isinstance(ab, bool) or ab not in A_BUFS_CHOICES:
         raise ValueError(f"a_bufs must be one of {A_BUFS_CHOICES}, got {a_bufs!r}")
-    m_tiles, n_tiles, k_stages = -(-m // TILE), -(-n // (TILE * cluster)), -(-k // STAGE_K)
+    m_tiles, n_tiles, k_stages = -(-m // TILE), -(-n // (tile_n(consumer_wgs) * cluster)), -(-k // STAGE_K)
     units = l * m_tiles * n_tiles * k_stages
     if units * cluster >= 2**31:
         raise ValueError(f"problem too large: {units} units do not fit the kernel's 32-bit indices")
@@ -130,7 +154,7 @@ def cluster_geometry(m: int, n: int, k: int, l: int, max_clusters: int, *, clust
     else:
         upc = positive_int("units_per_cluster", units_per_cluster)
     return GemmClusterGeometry(m, n, k, l, cluster, m_tiles, n_tiles, k_stages, units, upc, -(-units // upc), s,
-                               int(ab))
+                               int(ab), int(consumer_wgs))
 
 
 def supports(m, n, k, l, layout=None, alpha: float = 1.0) -> bool:
@@ -144,14 +168,23 @@ def supports(m, n, k, l, layout=None, alpha: float = 1.0) -> bool:
         return False
 
 
-def kernel_constants(cluster: int = DEFAULT_CLUSTER, a_bufs: int = _DEFAULT_A_BUFS, wgmma_depth: int = 1) -> dict:
+def kernel_constants(cluster: int = DEFAULT_CLUSTER, a_bufs: int = _DEFAULT_A_BUFS, wgmma_depth: int = 1,
+                     consumer_wgs: int = DEFAULT_CONSUMER_WGS) -> dict:
     """The template constants of one kernel variant (see the PTX header)."""
     if isinstance(wgmma_depth, bool) or wgmma_depth not in WGMMA_DEPTHS:
         raise ValueError(f"wgmma_depth must be one of {WGMMA_DEPTHS}, got {wgmma_depth!r}")
     if wgmma_depth == 3 and a_bufs < 6:
         # the consumers wait for a unit's four buffers at its top while two earlier ones await release
         raise ValueError(f"wgmma_depth=3 needs a_bufs >= 6, got {a_bufs}")
-    return {"CLUSTER": int(cluster), "A_BUFS": int(a_bufs), "WG_WAIT": int(wgmma_depth)}
+    if isinstance(consumer_wgs, bool) or consumer_wgs not in CONSUMER_WGS_CHOICES:
+        raise ValueError(f"consumer_wgs must be one of {CONSUMER_WGS_CHOICES}, got {consumer_wgs!r}")
+    if wgmma_depth == 3 and consumer_wgs != 2:
+        raise ValueError("wgmma_depth=3 needs consumer_wgs=2 (with 152 registers ptxas serialises the wgmmas)")
+    tn = tile_n(consumer_wgs)
+    return {"CLUSTER": int(cluster), "A_BUFS": int(a_bufs), "WG_WAIT": int(wgmma_depth),
+            "CONSUMER_WGS": int(consumer_wgs), "TILE_N": tn, "THREADS": 128 * (1 + consumer_wgs),
+            "CONSUMERS": 128 * consumer_wgs, "STAGE_BYTES": stage_bytes(consumer_wgs), "SFB_OFF": tn * (STAGE_K // 2),
+            "C_PITCH": _C_PITCH}
 
 
 @lru_cache(maxsize=None)
@@ -162,13 +195,13 @@ def _kernel(ordinal: int, constants: tuple):
                 constants=dict(constants)).kernel(_ENTRY)
 
 
-def _max_active_clusters(kernel, cluster: int, shared_mem: int, sm_count: int) -> int:
+def _max_active_clusters(kernel, cluster: int, threads: int, shared_mem: int, sm_count: int) -> int:
     """Clusters of this kernel the device holds at once (cuOccupancyMaxActiveClusters), at most SMs / cluster."""
     from ..launch import _build_config, launch_geometry
 
     if cluster == 1:
         return sm_count
-    geo = launch_geometry(cluster, _THREADS, (cluster, 1, 1))
+    geo = launch_geometry(cluster, threads, (cluster, 1, 1))
     cfg = _build_config(kernel, geo, shared_mem, driver.raw.CUstream(0))
     return max(1, min(int(driver.call("cuOccupancyMaxActiveClusters", kernel.function, cfg)), sm_count // cluster))
 
@@ -177,11 +210,13 @@ class GemmClusterPlan:
     """A Hopper NVFP4 GEMM of fixed size: A decoded once per call, multicast across clusters of CTAs.
 
     ``GemmClusterPlan(m, n, k, l=1, layout=None, *, device=None, alpha=1.0, cluster=2, stages=None,
-    a_bufs=None, units_per_cluster=None)``; ``plan.run(a, b, sfa, sfb, c, stream=None)`` (also
-    ``plan(...)``) launches the decode and the GEMM on ``stream`` and returns ``c``.  Arrays and layouts
-    are those of :class:`nvfp4rt.ops.gemm_wgmma.GemmWgmmaPlan`; ``sfa`` may have any stride (the decode
-    kernel reads it directly).  ``wgmma_depth=3`` keeps three wgmma groups per warpgroup queued while
-    it decodes the next piece (a16 buffers are then released two sub-steps after their reads).  The plan owns the A16 buffer (``2 * l * m * k`` bytes), the workspace
+    a_bufs=None, units_per_cluster=None, wgmma_depth=1, consumer_wgs=2)``; ``plan.run(a, b, sfa, sfb, c,
+    stream=None)`` (also ``plan(...)``) launches the decode and the GEMM on ``stream`` and returns ``c``.
+    Arrays and layouts are those of :class:`nvfp4rt.ops.gemm_wgmma.GemmWgmmaPlan`; ``sfa`` may have any
+    stride (the decode kernel reads it directly).  ``wgmma_depth=3`` keeps three wgmma groups per
+    warpgroup queued while it decodes the next piece (a16 buffers are then released two sub-steps after
+    their reads).  ``consumer_wgs=3`` makes the CTA tile 192 B rows with three consumer warpgroups (512
+    threads).  The plan owns the A16 buffer (``2 * l * m * k`` bytes), the workspace
     and the zeroed counters, so one plan must not run on two streams at once.
     """
 
@@ -189,14 +224,15 @@ class GemmClusterPlan:
 
     def __init__(self, m: int, n: int, k: int, l: int = 1, layout=None, *, device=None, alpha: float = 1.0,
                  cluster: int = DEFAULT_CLUSTER, stages: int | None = None, a_bufs: int | None = None,
-                 units_per_cluster: int | None = None, wgmma_depth: int = 1):
+                 units_per_cluster: int | None = None, wgmma_depth: int = 1,
+                 consumer_wgs: int = DEFAULT_CONSUMER_WGS):
         self.alpha = finite_float("alpha", alpha)
         if abs(self.alpha) * _ALPHA_SCALE > float(np.finfo(np.float32).max):
             raise ValueError(f"alpha: |alpha| * 2^28 must fit in fp32 (the kernel's operand scaling), got {alpha!r}")
         # validate the sizes and the variant before touching the GPU
         probe = cluster_geometry(m, n, k, l, 1, cluster=cluster, stages=stages, a_bufs=a_bufs,
-                                 units_per_cluster=units_per_cluster)
-        self.constants = kernel_constants(cluster, probe.a_bufs, wgmma_depth)
+                                 units_per_cluster=units_per_cluster, consumer_wgs=consumer_wgs)
+        self.constants = kernel_constants(cluster, probe.a_bufs, wgmma_depth, consumer_wgs)
         self.layout = _layout(m, n, k, l, layout)
         why = _layout_problem(m, n, k, l, self.layout)
         if why:
@@ -215,9 +251,10 @@ class GemmClusterPlan:
                              f"shared memory; the device allows {props.max_shared_per_block_optin}")
         self.kernel = _kernel(self.device.ordinal, tuple(sorted(self.constants.items())))
         self.kernel.set_max_dynamic_shared(probe.shared_mem)
-        self.max_clusters = _max_active_clusters(self.kernel, cluster, probe.shared_mem, props.sm_count)
+        self.max_clusters = _max_active_clusters(self.kernel, cluster, probe.threads, probe.shared_mem, props.sm_count)
         self.geometry = g = cluster_geometry(m, n, k, l, self.max_clusters, cluster=cluster, stages=stages,
-                                             a_bufs=a_bufs, units_per_cluster=units_per_cluster)
+                                             a_bufs=a_bufs, units_per_cluster=units_per_cluster,
+                                             consumer_wgs=consumer_wgs)
         self.m, self.n, self.k, self.l = g.m, g.n, g.k, g.l
         self.shared_mem = g.shared_mem
 
@@ -261,7 +298,7 @@ class GemmClusterPlan:
             tm = TensorMap(ptr, "float16", shape, (1, TILE // g.cluster, 64), strides=strides, swizzle="128B")
         elif which == "b":
             batch = lay.b_batch if g.l > 1 else g.n * lay.b_row
-            tm = TensorMap(ptr, "uint8", (g.l, g.n, g.k // 2), (1, TILE, STAGE_K // 2), strides=(batch, lay.b_row),
+            tm = TensorMap(ptr, "uint8", (g.l, g.n, g.k // 2), (1, g.tile_n, STAGE_K // 2), strides=(batch, lay.b_row),
                            swizzle="128B")
         else:  # sfb: padded rows of k_stages * 16 bytes, or the caller's when they are 16-byte strided
             if self._sfb_rows is not None:
@@ -270,7 +307,7 @@ class GemmClusterPlan:
             else:
                 inner, row = g.k // 16, lay.sfb_row
                 batch = lay.sfb_batch if g.l > 1 else g.n * row
-            tm = TensorMap(ptr, "uint8", (g.l, g.n, inner), (1, TILE, STAGE_K // 16), strides=(batch, row),
+            tm = TensorMap(ptr, "uint8", (g.l, g.n, inner), (1, g.tile_n, STAGE_K // 16), strides=(batch, row),
                            swizzle="none")
         self._tmaps[which] = tm
         return tm
@@ -302,7 +339,7 @@ class GemmClusterPlan:
                 maps["a16"], maps["b"], maps["sfb"], Pointer(ptrs["c"]), Pointer(self._ws.ptr),
                 Pointer(self._counters.ptr), self.layout.c_row, self.layout.c_batch, g.m, g.n, g.k_stages,
                 g.m_tiles, g.n_tiles, g.units, g.units_per_cluster, g.num_stages, self.alpha * _ALPHA_SCALE,
-                grid=g.grid, block=_THREADS, cluster=(g.cluster, 1, 1) if g.cluster > 1 else None,
+                grid=g.grid, block=g.threads, cluster=(g.cluster, 1, 1) if g.cluster > 1 else None,
                 shared_mem=self.shared_mem, stream=stream, programmatic=True)
         else:  # the prepared launch holds copies of the descriptor bytes: refresh the ones that moved
             for name, tm in maps.items():
@@ -320,4 +357,5 @@ class GemmClusterPlan:
         g = self.geometry
         return (f"<GemmClusterPlan m={g.m} n={g.n} k={g.k} l={g.l} cluster={g.cluster} grid={g.grid} "
                 f"units/cluster={g.units_per_cluster} stages={g.num_stages} a_bufs={g.a_bufs}"
-                + (f" wgmma_depth={self.constants['WG_WAIT']}" if self.constants["WG_WAIT"] != 1 else "") + ">")
+                + (f" wgmma_depth={self.constants['WG_WAIT']}" if self.constants["WG_WAIT"] != 1 else "")
+                + (f" consumer_wgs={g.consumer_wgs}" if g.consumer_wgs != DEFAULT_CONSUMER_WGS else "") + ">")
