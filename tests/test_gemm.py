@@ -213,14 +213,21 @@ class FakeDevice:
 
 
 def test_variant_choice_by_compute_capability(monkeypatch):
+    from nvfp4rt.ops import gemm_wgmma_cluster as CL
+
+    assert G.variant_for(FakeDevice((9, 0))) == "wgmma_cluster"  # the measured-fastest Hopper kernel
+    assert G.variant_for(FakeDevice((9, 0)), 128, 7168, 16384, 1, None) == "wgmma_cluster"
+    assert G.variant_for(FakeDevice((9, 0)), 128, 256, 512, 1, None, alpha=1e35) == "wgmma"  # alpha * 2^28 overflows
+    assert G._plan_class("wgmma_cluster") is CL.GemmClusterPlan
+    monkeypatch.setattr(CL, "supports", lambda *a, **kw: False)
     monkeypatch.setattr(G, "_wgmma_module", lambda: None)
-    assert G.variant_for(FakeDevice((9, 0))) == "mma"
+    assert G.variant_for(FakeDevice((9, 0)), 64, 8, 64, 1, None) == "mma"
     assert G.variant_for(FakeDevice((8, 0))) == "mma"
     with pytest.raises(RuntimeError, match="8.0 or newer"):
         G.variant_for(FakeDevice((7, 5)))
     mod = types.SimpleNamespace(GemmWgmmaPlan=object)
     monkeypatch.setattr(G, "_wgmma_module", lambda: mod)
-    assert G.variant_for(FakeDevice((9, 0))) == "wgmma"
+    assert G.variant_for(FakeDevice((9, 0)), 64, 8, 64, 1, None) == "wgmma"
     assert G.variant_for(FakeDevice((8, 9))) == "mma"
     assert G.variant_for(FakeDevice((10, 0))) == "mma"
     mod.supports = lambda m, n, k, l, layout: m >= 64

@@ -361,7 +361,7 @@ def test_matches_float64_reference(m, n, k, l, cluster, wgs):
 
 @pytest.mark.gpu
 @requires_gpu
-@pytest.mark.parametrize("kw", [dict(), dict(cluster=4), dict(stages=2, a_bufs=4), dict(stages=5, a_bufs=6),
+@pytest.mark.parametrize("kw", [dict(), dict(cluster=4), dict(stages=2, a_bufs=4), dict(stages=5, a_bufs=5),
                                 dict(wgmma_depth=3), dict(consumer_wgs=3), dict(consumer_wgs=3, cluster=1, stages=3, a_bufs=5)])
 @pytest.mark.parametrize("upc", [1, 3, 1000])
 def test_split_choice_does_not_change_the_result_and_repeats_are_identical(upc, kw):

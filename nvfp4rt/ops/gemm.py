@@ -19,9 +19,11 @@ ValueError: the kernels consume 64-k chunks and the competition's k are multiple
 Kernel variants and the plan contract
 -------------------------------------
 ``variant="mma"`` is :class:`GemmMmaPlan` (``ptx/gemm_nvfp4_mma.ptx``, mma.sync, any sm_80+ GPU).
-``variant="wgmma"`` is ``nvfp4rt.ops.gemm_wgmma.GemmWgmmaPlan`` (sm_90a).  ``variant=None`` picks
-wgmma on compute capability 9.0 when that module exists, provides ``GemmWgmmaPlan`` and (if it
-defines one) its ``supports(m, n, k, l, layout)`` returns True; otherwise mma.
+``variant="wgmma"`` is ``nvfp4rt.ops.gemm_wgmma.GemmWgmmaPlan`` (sm_90a, A decoded in every CTA) and
+``variant="wgmma_cluster"`` is ``nvfp4rt.ops.gemm_wgmma_cluster.GemmClusterPlan`` (sm_90a: A decoded
+once per call by a prepass, shared across clusters of CTAs by TMA multicast).  ``variant=None`` picks
+wgmma_cluster on compute capability 9.0 when it supports the problem, else wgmma, else mma (see
+:func:`variant_for`).
 
 Every variant's plan class follows one contract (docs/gemm.md repeats it)::
 
@@ -277,18 +279,26 @@ def _wgmma_module():
     return mod if hasattr(mod, "GemmWgmmaPlan") else None
 
 
-def variant_for(device, m=None, n=None, k=None, l=None, layout=None) -> str:
-    """``"wgmma"`` on compute capability 9.0 when nvfp4rt.ops.gemm_wgmma provides it (and supports the
-    problem, if it says), else ``"mma"``; compute capability below 8.0 raises RuntimeError."""
+def variant_for(device, m=None, n=None, k=None, l=None, layout=None, alpha: float = 1.0) -> str:
+    """The kernel variant for a problem on ``device``.
+
+    Compute capability 9.0: ``"wgmma_cluster"`` (A decoded once per call, multicast across clusters of
+    2 CTAs; measured fastest on the benchmark shapes, docs/gemm.md) when it supports the problem, else
+    ``"wgmma"`` when nvfp4rt.ops.gemm_wgmma provides it and supports the problem; ``"mma"`` everywhere
+    else.  Compute capability below 8.0 raises RuntimeError."""
     major, minor = device.compute_capability
     if major < 8:
         raise RuntimeError(f"nvfp4rt GEMM needs compute capability 8.0 or newer; "
                            f"{device.properties.name} is {major}.{minor}")
     if (major, minor) == (9, 0):
+        from . import gemm_wgmma_cluster
+
+        if m is None or gemm_wgmma_cluster.supports(m, n, k, l, layout, alpha):
+            return "wgmma_cluster"
         mod = _wgmma_module()
         if mod is not None:
             supports = getattr(mod, "supports", None)
-            if supports is None or m is None or supports(m, n, k, l, layout):
+            if supports is None or supports(m, n, k, l, layout):
                 return "wgmma"
     return "mma"
 
@@ -325,7 +335,7 @@ def plan_gemm(m: int, n: int, k: int, l: int = 1, *, layout: GemmLayout | None =
     dev = device if device is not None else driver.device()
     layout = layout or GemmLayout.contiguous(m, n, k, l)
     _check_layout(layout)
-    v = variant or variant_for(dev, m, n, k, l, layout)
+    v = variant or variant_for(dev, m, n, k, l, layout, alpha)
     return _cached_plan(int(m), int(n), int(k), int(l), layout, float(alpha), dev.ordinal, v)
 
 
@@ -383,7 +393,7 @@ def gemm_raw(a, b, sfa, sfb, c, *, stream=None, alpha: float = 1.0, variant: str
     dev = driver.device()
     a, b, sfa, sfb, c = (_as_device(nm, x, dev) for nm, x in (("a", a), ("b", b), ("sfa", sfa), ("sfb", sfb), ("c", c)))
     m, n, k, l, layout = raw_problem(a, b, sfa, sfb, c)
-    v = variant or variant_for(dev, m, n, k, l, layout)
+    v = variant or variant_for(dev, m, n, k, l, layout, alpha)
     plan = _cached_plan(m, n, k, l, layout, float(alpha), dev.ordinal, v)
     return plan(a, b, sfa, sfb, c, stream=stream)
 
