@@ -200,21 +200,27 @@ class DecodeA16Plan:
 
     def run(self, a, sfa, out, stream=None):
         """Launch on ``stream`` (default: the device's default stream); returns ``out``.  Asynchronous."""
-        ptrs = self._pointers(a, sfa, out)
+        self.launch_pointers(*self._pointers(a, sfa, out), stream)
+        return out
+
+    __call__ = run
+
+    def launch_pointers(self, pa: int, psf: int, pout: int, stream_handle) -> None:
+        """The launch of :meth:`run` for callers that checked the pointers themselves (the cluster GEMM
+        plan: ``pa`` 16-byte aligned, ``pout`` its own A16 buffer), on a driver stream handle."""
+        ptrs = (pa, psf, pout)
         if self._launch is None:
             self._launch = self.kernel.prepare(
                 *(Pointer(p) for p in ptrs), self.a_row, self.a_batch, self.sfa_row, self.sfa_batch,
-                self.m, self.k, self.l, grid=self.grid, block=THREADS, stream=stream, programmatic=self.programmatic)
+                self.m, self.k, self.l, grid=self.grid, block=THREADS, stream=stream_handle,
+                programmatic=self.programmatic)
         else:
             for name, old, new in zip(("p_a", "p_sfa", "p_out"), self._ptrs, ptrs):
                 if old != new:
                     self._launch.set(name, Pointer(new))
-            self._launch.set_stream(stream)
+            self._launch.set_stream(stream_handle)
         self._ptrs = ptrs
         self._launch.launch()
-        return out
-
-    __call__ = run
 
     def __repr__(self) -> str:
         return (f"<DecodeA16Plan m={self.m} k={self.k} l={self.l} grid={self.grid}"
