@@ -951,7 +951,9 @@ def test_wide_consumer_pipeline_has_no_a16_or_fragment_hazard(depth):
 
 # ============================================================== GPU
 
-def _run_case(m, n, k, l, distribution, **plan_kwargs):
+def _run_case(m, n, k, l, distribution, plan_class=None, **plan_kwargs):
+    """Fresh data, NaN-poisoned c, one launch of ``plan_class`` (GemmWgmmaPlan by default; the cluster
+    kernel's tests pass theirs); returns (check result, plan, device arrays, c, reference)."""
     import nvfp4rt
     from nvfp4rt import data, reference
 
@@ -960,7 +962,7 @@ def _run_case(m, n, k, l, distribution, **plan_kwargs):
     dev = {name: nvfp4rt.from_numpy(np.ascontiguousarray(d.physical(name)).view(np.uint8))
            for name in ("a", "b", "sfa", "sfb")}
     c = nvfp4rt.from_numpy(np.full((l, m, n), np.nan, dtype=np.float16))
-    plan = W.GemmWgmmaPlan(m, n, k, l, **plan_kwargs)
+    plan = (plan_class or W.GemmWgmmaPlan)(m, n, k, l, **plan_kwargs)
     plan.run(dev["a"], dev["b"], dev["sfa"], dev["sfb"], c)
     out = c.numpy().transpose(1, 2, 0)
     return reference.check(out, ref), plan, dev, c, ref

@@ -330,18 +330,9 @@ def test_supports_follows_the_tma_and_alpha_rules():
 # ============================================================== GPU
 
 def _run_case(m, n, k, l, distribution, **plan_kwargs):
-    import nvfp4rt
-    from nvfp4rt import data, reference
+    from test_gemm_wgmma import _run_case as run_gemm_case
 
-    d = data.gemm_data(m, n, k, l, seed=None, distribution=distribution)
-    ref = reference.gemm_ref(d.a, d.b, d.sfa, d.sfb)
-    dev = {name: nvfp4rt.from_numpy(np.ascontiguousarray(d.physical(name)).view(np.uint8))
-           for name in ("a", "b", "sfa", "sfb")}
-    c = nvfp4rt.from_numpy(np.full((l, m, n), np.nan, dtype=np.float16))
-    plan = CL.GemmClusterPlan(m, n, k, l, **plan_kwargs)
-    plan.run(dev["a"], dev["b"], dev["sfa"], dev["sfb"], c)
-    out = c.numpy().transpose(1, 2, 0)
-    return reference.check(out, ref), plan, dev, c, ref
+    return run_gemm_case(m, n, k, l, distribution, plan_class=CL.GemmClusterPlan, **plan_kwargs)
 
 
 GPU_SHAPES = [(128, 7168, 2048, 1), (128, 256, 512, 1), (1, 1, 64, 1), (127, 129, 320, 1), (200, 1000, 1088, 2),

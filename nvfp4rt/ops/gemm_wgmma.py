@@ -202,6 +202,31 @@ def workspace_slot(geo: GemmWgmmaGeometry, cta: int, tile: int) -> int:
     return 2 * cta + (0 if tile == first_tile else 1)
 
 
+def operand_pointers(a, b, sfa, sfb, c) -> dict:
+    """Device addresses of a GEMM's five arrays, checked for what the TMA kernels need (a, b 16-byte
+    aligned, c 2-byte aligned); ValueError names the argument."""
+    ptrs = {name: device_ptr(name, arr) for name, arr in (("a", a), ("b", b), ("sfa", sfa), ("sfb", sfb), ("c", c))}
+    for name in ("a", "b"):
+        if ptrs[name] % 16:
+            raise ValueError(f"{name} must be 16-byte aligned for TMA (address 0x{ptrs[name]:x})")
+    if ptrs["c"] % 2:
+        raise ValueError(f"c must be 2-byte aligned (fp16), address 0x{ptrs['c']:x}")
+    return ptrs
+
+
+def launch_with_maps(launch, launched: dict, maps: dict, p_c: int, stream) -> dict:
+    """Re-launch a prepared GEMM launch: copy in the tensor maps that changed since ``launched`` (the prepared
+    launch holds copies of the descriptor bytes), set ``p_c`` and the stream, launch.  Returns the new
+    ``launched`` record (name -> (id, base) of each map)."""
+    for name, tm in maps.items():
+        if launched.get(name) != (id(tm), tm.base):
+            launch.set("tmap_" + name, tm)
+    launch.set("p_c", Pointer(p_c))
+    launch.set_stream(stream)
+    launch.launch()
+    return {name: (id(tm), tm.base) for name, tm in maps.items()}
+
+
 def padded_scale_rows(buf, src: int, row: int, batch: int, rows: int, k: int, l: int, device, stream_handle):
     """Copy ``l`` batches of ``[rows][k/16]`` scale bytes (strides ``row``, ``batch``) at ``src`` into rows of
     ``ceil(k/256) * 16`` bytes, the pitch a TMA scale map needs, on ``stream_handle``.  ``buf`` is the
@@ -249,6 +274,25 @@ def _layout_problem(m, n, k, l, layout) -> str | None:
     return None
 
 
+def hopper_problem(m, n, k, l, layout, device, kernel_name: str):
+    """(layout, device) for a Hopper GEMM plan: the layout checked against the TMA rules (ValueError
+    naming the field), the device resolved (None: the current one; an int: that ordinal) and required to be
+    compute capability 9.0 (ValueError naming ``kernel_name``), then made current."""
+    layout = _layout(m, n, k, l, layout)
+    why = _layout_problem(m, n, k, l, layout)
+    if why:
+        raise ValueError(why)
+    device = device if device is not None else driver.device()
+    if isinstance(device, int) and not isinstance(device, bool):
+        device = driver.device(device)
+    if tuple(device.compute_capability) != (9, 0):
+        major, minor = device.compute_capability
+        raise ValueError(f"device: the {kernel_name} kernel is sm_90a only (Hopper); {device.properties.name} "
+                         f"is compute capability {major}.{minor}")
+    device.activate()
+    return layout, device
+
+
 def supports(m, n, k, l, layout=None) -> bool:
     """True when the wgmma kernel can run this size and layout (the op layer asks before choosing it)."""
     try:
@@ -294,7 +338,21 @@ def _kernel(ordinal: int, normal_operands: bool, a_decoder: bool = False, a_bufs
                 constants=kernel_constants(normal_operands, a_decoder, a_bufs, wgmma_depth, tile_n)).kernel(_ENTRY)
 
 
-class GemmWgmmaPlan:
+class GemmFacts:
+    """``flops`` and ``bytes_moved`` of a GEMM plan with ``m, n, k, l`` attributes (the bench reads them)."""
+
+    @property
+    def flops(self) -> int:
+        return 2 * self.m * self.n * self.k * self.l
+
+    @property
+    def bytes_moved(self) -> int:
+        """NVFP4 bytes the GEMM must move at least once: both operands, their scales and c."""
+        m, n, k, l = self.m, self.n, self.k, self.l
+        return l * ((m + n) * (k // 2 + k // 16) + 2 * m * n)
+
+
+class GemmWgmmaPlan(GemmFacts):
     """A Hopper NVFP4 GEMM of fixed size on one device, ready to launch again and again.
 
     ``GemmWgmmaPlan(m, n, k, l=1, layout=None, *, device=None, alpha=1.0, stages=None,
@@ -343,18 +401,7 @@ class GemmWgmmaPlan:
         self.normal_operands = operands_normal(self.alpha, normal_operands)
         # validate the sizes before touching the GPU
         wgmma_geometry(m, n, k, l, 1, stages=stages, units_per_cta=units_per_cta, tile_n=self.tile_n)
-        self.layout = _layout(m, n, k, l, layout)
-        why = _layout_problem(m, n, k, l, self.layout)
-        if why:
-            raise ValueError(why)
-        self.device = device if device is not None else driver.device()
-        if isinstance(self.device, int) and not isinstance(self.device, bool):
-            self.device = driver.device(self.device)
-        if tuple(self.device.compute_capability) != (9, 0):
-            major, minor = self.device.compute_capability
-            raise ValueError(f"device: the wgmma GEMM kernel is sm_90a only (Hopper); {self.device.properties.name} "
-                             f"is compute capability {major}.{minor}")
-        self.device.activate()
+        self.layout, self.device = hopper_problem(m, n, k, l, layout, device, "wgmma GEMM")
         props = self.device.properties
         self.geometry = wgmma_geometry(m, n, k, l, props.sm_count, stages=stages, units_per_cta=units_per_cta,
                                        tile_n=self.tile_n)
@@ -382,17 +429,6 @@ class GemmWgmmaPlan:
         self._sfa_pad = self._sfb_pad = None
         self._tmaps: dict[str, object] = {}
         self._launch = None
-
-    # ------------------------------------------------------------------ facts
-    @property
-    def flops(self) -> int:
-        return 2 * self.m * self.n * self.k * self.l
-
-    @property
-    def bytes_moved(self) -> int:
-        """NVFP4 bytes the GEMM must move at least once: both operands, their scales and c."""
-        m, n, k, l = self.m, self.n, self.k, self.l
-        return l * ((m + n) * (k // 2 + k // 16) + 2 * m * n)
 
     # ------------------------------------------------------------------ tensor maps
     def _map_spec(self, which: str):
@@ -446,12 +482,7 @@ class GemmWgmmaPlan:
         """Launch on ``stream`` (default: the device's default stream); returns ``c``."""
         from ..launch import _stream_handle
 
-        ptrs = {name: device_ptr(name, arr) for name, arr in (("a", a), ("b", b), ("sfa", sfa), ("sfb", sfb), ("c", c))}
-        for name in ("a", "b"):
-            if ptrs[name] % 16:
-                raise ValueError(f"{name} must be 16-byte aligned for TMA (address 0x{ptrs[name]:x})")
-        if ptrs["c"] % 2:
-            raise ValueError(f"c must be 2-byte aligned (fp16), address 0x{ptrs['c']:x}")
+        ptrs = operand_pointers(a, b, sfa, sfb, c)
         handle = _stream_handle(stream, self.device)
         for name, rows in (("sfa", self.m), ("sfb", self.n)):
             if self._pad[name] or ptrs[name] % 16:
@@ -466,14 +497,8 @@ class GemmWgmmaPlan:
                 maps["a"], maps["b"], maps["sfa"], maps["sfb"], Pointer(ptrs["c"]), Pointer(self._ws.ptr),
                 Pointer(self._counters.ptr), self.layout.c_row, self.layout.c_batch, g.m, g.n, g.k_stages, g.m_tiles, g.n_tiles, g.units, g.units_per_cta,
                 g.num_stages, alpha, grid=g.grid, block=self.threads, shared_mem=self.shared_mem, stream=stream)
-        else:  # the prepared launch holds copies of the descriptor bytes: refresh the ones that moved
-            for name, tm in maps.items():
-                if self._launched_maps.get(name) != (id(tm), tm.base):
-                    self._launch.set("tmap_" + name, tm)
-        self._launched_maps = {name: (id(tm), tm.base) for name, tm in maps.items()}
-        self._launch.set("p_c", Pointer(ptrs["c"]))
-        self._launch.set_stream(stream)
-        self._launch.launch()
+            self._launched_maps = {}
+        self._launched_maps = launch_with_maps(self._launch, self._launched_maps, maps, ptrs["c"], stream)
         return c
 
     __call__ = run

@@ -27,9 +27,9 @@ import numpy as np
 from .. import driver
 from ..launch import Pointer
 from ..ptxsource import ptx_dir
-from ._args import positive_int, finite_float, device_ptr
-from .gemm_wgmma import (K_MULTIPLE, MAX_CHAIN_UNITS, STAGE_K, TILE, _layout, _layout_problem,
-                         padded_scale_rows)
+from ._args import positive_int, finite_float
+from .gemm_wgmma import (GemmFacts, K_MULTIPLE, MAX_CHAIN_UNITS, STAGE_K, TILE, _layout, _layout_problem, hopper_problem,
+                         launch_with_maps, operand_pointers, padded_scale_rows)
 
 __all__ = ["GemmClusterPlan", "GemmClusterGeometry", "cluster_geometry", "supports", "shared_bytes",
            "kernel_constants", "CLUSTER_SIZES", "WGMMA_DEPTHS"]
@@ -208,7 +208,7 @@ def _max_active_clusters(kernel, cluster: int, threads: int, shared_mem: int, sm
     return max(1, min(int(driver.call("cuOccupancyMaxActiveClusters", kernel.function, cfg)), sm_count // cluster))
 
 
-class GemmClusterPlan:
+class GemmClusterPlan(GemmFacts):
     """A Hopper NVFP4 GEMM of fixed size: A decoded once per call, multicast across clusters of CTAs.
 
     ``GemmClusterPlan(m, n, k, l=1, layout=None, *, device=None, alpha=1.0, cluster=2, stages=None,
@@ -235,18 +235,7 @@ class GemmClusterPlan:
         probe = cluster_geometry(m, n, k, l, 1, cluster=cluster, stages=stages, a_bufs=a_bufs,
                                  units_per_cluster=units_per_cluster, consumer_wgs=consumer_wgs)
         self.constants = kernel_constants(cluster, probe.a_bufs, wgmma_depth, consumer_wgs)
-        self.layout = _layout(m, n, k, l, layout)
-        why = _layout_problem(m, n, k, l, self.layout)
-        if why:
-            raise ValueError(why)
-        self.device = device if device is not None else driver.device()
-        if isinstance(self.device, int) and not isinstance(self.device, bool):
-            self.device = driver.device(self.device)
-        if tuple(self.device.compute_capability) != (9, 0):
-            major, minor = self.device.compute_capability
-            raise ValueError(f"device: the cluster GEMM kernel is sm_90a only (Hopper); {self.device.properties.name} "
-                             f"is compute capability {major}.{minor}")
-        self.device.activate()
+        self.layout, self.device = hopper_problem(m, n, k, l, layout, device, "cluster GEMM")
         props = self.device.properties
         if probe.shared_mem > props.max_shared_per_block_optin:
             raise ValueError(f"stages={probe.num_stages}, a_bufs={probe.a_bufs} need {probe.shared_mem} bytes of "
@@ -274,16 +263,6 @@ class GemmClusterPlan:
         self._sfb_rows = None  # padded sfb copy (DeviceAllocation), made on first need
         self._tmaps: dict[str, object] = {}
         self._launch = None
-
-    # ------------------------------------------------------------------ facts
-    @property
-    def flops(self) -> int:
-        return 2 * self.m * self.n * self.k * self.l
-
-    @property
-    def bytes_moved(self) -> int:
-        m, n, k, l = self.m, self.n, self.k, self.l
-        return l * ((m + n) * (k // 2 + k // 16) + 2 * m * n)
 
     # ------------------------------------------------------------------ tensor maps
     def _tensor_map(self, which: str, ptr: int):
@@ -319,12 +298,7 @@ class GemmClusterPlan:
         """Launch the A decode and the GEMM on ``stream`` (default: the device's default stream); returns ``c``."""
         from ..launch import _stream_handle
 
-        ptrs = {name: device_ptr(name, arr) for name, arr in (("a", a), ("b", b), ("sfa", sfa), ("sfb", sfb), ("c", c))}
-        for name in ("a", "b"):
-            if ptrs[name] % 16:
-                raise ValueError(f"{name} must be 16-byte aligned for TMA (address 0x{ptrs[name]:x})")
-        if ptrs["c"] % 2:
-            raise ValueError(f"c must be 2-byte aligned (fp16), address 0x{ptrs['c']:x}")
+        ptrs = operand_pointers(a, b, sfa, sfb, c)
         handle = _stream_handle(stream, self.device)
         if self._pad_sfb or ptrs["sfb"] % 16:
             if self._sfb_rows is None:
@@ -343,14 +317,8 @@ class GemmClusterPlan:
                 g.m_tiles, g.n_tiles, g.units, g.units_per_cluster, g.num_stages, self.alpha * _ALPHA_SCALE,
                 grid=g.grid, block=g.threads, cluster=(g.cluster, 1, 1) if g.cluster > 1 else None,
                 shared_mem=self.shared_mem, stream=stream, programmatic=True)
-        else:  # the prepared launch holds copies of the descriptor bytes: refresh the ones that moved
-            for name, tm in maps.items():
-                if self._launched_maps.get(name) != (id(tm), tm.base):
-                    self._launch.set("tmap_" + name, tm)
-        self._launched_maps = {name: (id(tm), tm.base) for name, tm in maps.items()}
-        self._launch.set("p_c", Pointer(ptrs["c"]))
-        self._launch.set_stream(stream)
-        self._launch.launch()
+            self._launched_maps = {}
+        self._launched_maps = launch_with_maps(self._launch, self._launched_maps, maps, ptrs["c"], stream)
         return c
 
     __call__ = run
