@@ -8,7 +8,9 @@ distribution), a correctness check on a NaN-poisoned c against
 operands dequantised beforehand, the issue's "best cuBLAS fp16 path" is the better of the two):
 
 * ``cublas_fp16_two_gemms``: two ``torch.matmul`` (A B1^T, A B2^T) in fp16, then silu * mul;
-* ``cublas_fp16_concat_gemm``: one ``torch.matmul`` against [B1; B2] (2n rows), then silu * mul.
+* ``cublas_fp16_concat_gemm``: one ``torch.matmul`` against [B1; B2] (2n rows), then silu * mul;
+* ``nvfp4rt_first_dual_kernel``: ptx/dual_gemm_nvfp4_wgmma.ptx (A decoded in every CTA, 128-row tiles)
+  through its own plan, when the op layer chose the cluster kernel for the shape.
 
 The elementwise part runs in fp32 (``F.silu(h1.float()) * h2.float()`` then fp16), as the reference.
 """
@@ -90,9 +92,19 @@ class DualGemmBench(OpBench):
             raise BenchCheckError(f"dual_gemm {self.shape_label(state.shape)}: {res.report()}")
 
     def peers(self, state: _DualState) -> dict[str, Peer]:
+        from .ops import dual_gemm as D
+
+        peers = {}
+        m, n, k = (state.shape[x] for x in ("m", "n", "k"))
+        if D.variant_for(m, n, k, 1) != "wgmma":
+            first = D.DualGemmPlan(m, n, k, 1, device=self.device)
+            v = state.views
+            args = [v[x] for x in _NAMES]
+            state.torch_cache["first_plan"] = first
+            peers["nvfp4rt_first_dual_kernel"] = Peer(lambda: first(*args, stream=state.stream), "nvfp4rt")
         torch = torch_with_cuda()
         if torch is None:
-            return {}
+            return peers
         import torch.nn.functional as F
         h = state.host
 
@@ -119,8 +131,8 @@ class DualGemmBench(OpBench):
             out.copy_(F.silu(hcat[:, :n].float()) * hcat[:, n:].float())
 
         state.torch_cache.update(a16=a16, b1=b1, b2=b2, bcat=bcat, h1=h1, h2=h2, hcat=hcat, out=out)
-        return {"cublas_fp16_two_gemms": Peer(two_gemms, "torch"),
-                "cublas_fp16_concat_gemm": Peer(concat_gemm, "torch")}
+        peers.update(cublas_fp16_two_gemms=Peer(two_gemms, "torch"), cublas_fp16_concat_gemm=Peer(concat_gemm, "torch"))
+        return peers
 
     def release(self, state: _DualState) -> None:
         for arr in state.dev.values():

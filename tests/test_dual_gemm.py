@@ -410,7 +410,8 @@ def test_kernel_parameters_match_the_plan():
 
 # ============================================================== GPU
 
-def _run_case(m, n, k, l, distribution, **plan_kwargs):
+def _run_case(m, n, k, l, distribution, plan_class=None, **plan_kwargs):
+    """Fresh data, NaN-poisoned c, one run of ``plan_class`` (default DualGemmPlan); (check, plan, inputs, c)."""
     import nvfp4rt
     from nvfp4rt import data, reference
 
@@ -419,7 +420,7 @@ def _run_case(m, n, k, l, distribution, **plan_kwargs):
     dev = {name: nvfp4rt.from_numpy(np.ascontiguousarray(d.physical(name)).view(np.uint8))
            for name in ("a", "b1", "b2", "sfa", "sfb1", "sfb2")}
     c = nvfp4rt.from_numpy(np.full((l, m, n), np.nan, dtype=np.float16))
-    plan = D.DualGemmPlan(m, n, k, l, **plan_kwargs)
+    plan = (plan_class or D.DualGemmPlan)(m, n, k, l, **plan_kwargs)
     plan.run(dev["a"], dev["b1"], dev["b2"], dev["sfa"], dev["sfb1"], dev["sfb2"], c)
     out = c.numpy().transpose(1, 2, 0)
     return reference.check(out, ref), plan, dev, c

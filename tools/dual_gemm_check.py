@@ -1,16 +1,21 @@
-"""GPU check of the SiLU-gated NVFP4 dual GEMM (ptx/dual_gemm_nvfp4_wgmma.ptx via nvfp4rt.ops.dual_gemm).
+"""GPU check of the SiLU-gated NVFP4 dual GEMM: the first kernel (ptx/dual_gemm_nvfp4_wgmma.ptx,
+nvfp4rt.ops.dual_gemm.DualGemmPlan) and the cluster kernel (ptx/dual_gemm_nvfp4_wgmma_cluster.ptx,
+nvfp4rt.ops.dual_gemm_cluster.DualGemmClusterPlan).
 
     PYTHONPATH=. python3 tools/dual_gemm_check.py                 # correctness + timings
     PYTHONPATH=. python3 tools/dual_gemm_check.py --small         # few small shapes (compute-sanitizer)
     compute-sanitizer --tool memcheck python3 tools/dual_gemm_check.py --small
     PYTHONPATH=. python3 tools/dual_gemm_check.py --sweep         # variants on the competition shapes
-    options: --stages S, --units-per-cta U (forces the stream-K split), --normal-operands,
-             --wgmma-depth 1|3, --no-time, --iters N, --timeout SECONDS (per shape; default 60),
-             --info (ptxas resources), -v
+    options: --kernel auto|first|cluster (auto: the op layer's choice per shape, nvfp4rt.ops.dual_gemm.
+             variant_for), --stages S, --units-per-cta U (forces the stream-K split; per cluster for the
+             cluster kernel), --normal-operands, --wgmma-depth 1|3 (first kernel), --cluster 2|4,
+             --a-bufs 3|4 (cluster kernel), --no-time, --iters N, --timeout SECONDS (per shape; default
+             60), --info (ptxas resources), -v
 
---sweep: for each kernel variant (base = subnormal operands, wgmma depth 1, the default; normal =
-normal_operands=True; deep = wgmma_depth=3; deep_s3 = depth 3 with 3 stages) the competition shapes
-are checked (both distributions) and timed; one line per variant and shape, then a table.
+--sweep: for each kernel variant (first = the first kernel as the op layer ran it before the cluster
+kernel; first_deep = its wgmma_depth=3; cl2 = the cluster kernel's default, clusters of 2; cl4 =
+clusters of 4; cl2_b3s5 = 3 a16 buffers and 5 stages; cl2_s2 = 2 stages) the competition shapes are
+checked (both distributions) and timed; one line per variant and shape, then a table.
 
 For every shape and both distributions: fresh data (nvfp4rt.data.dual_gemm_data, seed=None), c
 poisoned with NaN, one launch, compare with nvfp4rt.reference.dual_gemm_silu_ref (the
@@ -33,6 +38,7 @@ from hang_watchdog import Watchdog  # noqa: E402  (tools/ is on sys.path when a 
 import nvfp4rt  # noqa: E402
 from nvfp4rt import data, reference  # noqa: E402
 from nvfp4rt.ops import dual_gemm as D  # noqa: E402
+from nvfp4rt.ops import dual_gemm_cluster as DC  # noqa: E402
 
 BENCH = [(256, 4096, 7168, 1), (512, 4096, 7168, 1), (256, 3072, 4096, 1), (512, 3072, 7168, 1)]
 CUBLAS_H100_US = dict(zip(BENCH, (70.3, 102.3, 41.4, 81.0)))
@@ -49,12 +55,33 @@ def device_arrays(d):
     return out
 
 
-def check_shape(shape, distribution, plan_kwargs, verbose, prefix=""):
+def make_plan(shape, kernel, kw):
+    """The plan of ``kernel`` ('first', 'cluster' or 'auto') with the options that apply to it."""
+    m, n, k, l = shape
+    if kernel == "auto":
+        kernel = "cluster" if D.variant_for(m, n, k, l) == "wgmma_cluster" else "first"
+    if kernel == "cluster":
+        opts = {x: kw[x] for x in ("stages", "cluster", "a_bufs") if kw.get(x) is not None}
+        if kw.get("units_per_cta") is not None:
+            opts["units_per_cluster"] = kw["units_per_cta"]
+        return DC.DualGemmClusterPlan(m, n, k, l, **opts)
+    opts = {x: kw[x] for x in ("stages", "units_per_cta", "normal_operands", "wgmma_depth") if kw.get(x) is not None}
+    return D.DualGemmPlan(m, n, k, l, **opts)
+
+
+def _split(plan):
+    g = plan.geometry
+    if isinstance(plan, DC.DualGemmClusterPlan):
+        return f"grid={g.grid} upc={g.units_per_cluster} (per cluster of {g.cluster})"
+    return f"grid={g.grid} upc={g.units_per_cta} split_tiles={g.split_tiles}"
+
+
+def check_shape(shape, distribution, plan_kwargs, verbose, prefix="", kernel="auto"):
     m, n, k, l = shape
     d = data.dual_gemm_data(m, n, k, l, seed=None, distribution=distribution)
     ref = reference.dual_gemm_silu_ref(d.a, d.b1, d.b2, d.sfa, d.sfb1, d.sfb2)
     arr = device_arrays(d)
-    plan = D.DualGemmPlan(m, n, k, l, **plan_kwargs)
+    plan = make_plan(shape, kernel, plan_kwargs)
     args = [arr[x] for x in NAMES] + [arr["c"]]
     plan(*args)
     out = arr["c"].numpy()
@@ -64,9 +91,7 @@ def check_shape(shape, distribution, plan_kwargs, verbose, prefix=""):
     again = arr["c"].numpy()
     same = np.array_equal(out.view(np.uint16), again.view(np.uint16))
     ok = res.ok and same
-    g = plan.geometry
-    print(f"{'PASS' if ok else 'FAIL'} {prefix}{m},{n},{k},{l} {distribution:11s} grid={g.grid} upc={g.units_per_cta} "
-          f"split_tiles={g.split_tiles}" + ("" if res.ok else f"  {res.report()}")
+    print(f"{'PASS' if ok else 'FAIL'} {prefix}{m},{n},{k},{l} {distribution:11s} {_split(plan)}" + ("" if res.ok else f"  {res.report()}")
           + ("" if same else "  second launch differs (non-deterministic or counters not reset)"), flush=True)
     if verbose and not res.ok:
         bad = ~np.isclose(out.transpose(1, 2, 0).astype(np.float64), ref, rtol=1e-3, atol=1e-3)
@@ -74,17 +99,18 @@ def check_shape(shape, distribution, plan_kwargs, verbose, prefix=""):
     return ok
 
 
-SWEEP = {"base": {}, "normal": dict(normal_operands=True), "deep": dict(wgmma_depth=3),
-         "deep_s3": dict(wgmma_depth=3, stages=3)}
+SWEEP = {"first": ("first", {}), "first_deep": ("first", dict(wgmma_depth=3)), "cl2": ("cluster", {}),
+         "cl4": ("cluster", dict(cluster=4)), "cl2_b3s5": ("cluster", dict(a_bufs=3, stages=5)),
+         "cl2_s2": ("cluster", dict(stages=2))}
 
 
-def time_shape(shape, kw, iters, dog):
+def time_shape(shape, kw, iters, dog, kernel="auto"):
     from nvfp4rt.bench import time_op
 
     m, n, k, l = shape
     d = data.dual_gemm_data(m, n, k, l, seed=None)
     arr = device_arrays(d)
-    plan = D.DualGemmPlan(m, n, k, l, **kw)
+    plan = make_plan(shape, kernel, kw)
     call_args = [arr[x] for x in NAMES] + [arr["c"]]
     dog.arm(f"timing {shape}")
     t = time_op(lambda: plan(*call_args), iters=iters)
@@ -94,7 +120,7 @@ def time_shape(shape, kw, iters, dog):
 
 def sweep(args, dog) -> int:
     bad, table = 0, {}
-    for name, extra in SWEEP.items():
+    for name, (kernel, extra) in SWEEP.items():
         kw = dict(stages=args.stages, units_per_cta=args.units_per_cta)
         kw.update(extra)
         for shape in BENCH:
@@ -102,14 +128,14 @@ def sweep(args, dog) -> int:
             for dist in ("competition", "wide"):
                 dog.arm(f"{name} {shape} {dist}")
                 try:
-                    ok &= check_shape(shape, dist, kw, args.verbose, prefix=f"[{name}] ")
+                    ok &= check_shape(shape, dist, kw, args.verbose, prefix=f"[{name}] ", kernel=kernel)
                 except Exception as exc:
                     ok = False
                     print(f"FAIL [{name}] {shape} {dist}: {type(exc).__name__}: {exc}", flush=True)
                 dog.disarm()
             bad += not ok
             try:
-                us, plan = time_shape(shape, kw, args.iters, dog)
+                us, plan = time_shape(shape, kw, args.iters, dog, kernel)
                 table[name, shape] = f"{us:7.1f}" + ("" if ok else "!")
                 print(f"  [{name}] {shape[0]},{shape[1]},{shape[2]}: {us:.1f} us  {plan!r}", flush=True)
             except Exception as exc:
@@ -130,6 +156,9 @@ def main(argv=None):
     ap.add_argument("--sweep", action="store_true")
     ap.add_argument("--normal-operands", action="store_true")
     ap.add_argument("--wgmma-depth", type=int, choices=D.WGMMA_DEPTHS, default=1)
+    ap.add_argument("--kernel", choices=("auto", "first", "cluster"), default="auto")
+    ap.add_argument("--cluster", type=int, choices=DC.CLUSTER_SIZES)
+    ap.add_argument("--a-bufs", type=int, choices=DC.A_BUFS_CHOICES)
     ap.add_argument("--stages", type=int)
     ap.add_argument("--units-per-cta", type=int)
     ap.add_argument("--no-time", action="store_true")
@@ -145,7 +174,7 @@ def main(argv=None):
     if args.sweep:
         return sweep(args, dog)
     kw = dict(stages=args.stages, units_per_cta=args.units_per_cta, normal_operands=args.normal_operands,
-              wgmma_depth=args.wgmma_depth)
+              wgmma_depth=args.wgmma_depth, cluster=args.cluster, a_bufs=args.a_bufs)
     if args.info:
         from nvfp4rt.assemble import assemble
 
@@ -157,7 +186,7 @@ def main(argv=None):
         for dist in ("competition", "wide"):
             dog.arm(f"{shape} {dist}")
             try:
-                ok = check_shape(shape, dist, kw, args.verbose)
+                ok = check_shape(shape, dist, kw, args.verbose, kernel=args.kernel)
             except Exception as exc:  # one broken shape must not hide the others
                 ok = False
                 print(f"FAIL {shape} {dist}: {type(exc).__name__}: {exc}", flush=True)
@@ -167,7 +196,7 @@ def main(argv=None):
         print("timings (median, L2 cleared before each call):", flush=True)
         for shape in BENCH:
             m, n, k, l = shape
-            us, plan = time_shape(shape, kw, args.iters, dog)
+            us, plan = time_shape(shape, kw, args.iters, dog, args.kernel)
             print(f"  {m},{n},{k}: {us:.1f} us  {plan.flops / us / 1e6:.0f} TFLOP/s  "
                   f"(75% of ceiling: <= {FLOOR_H100_US[shape] / 0.75:.1f} us "
                   f"{'met' if us <= FLOOR_H100_US[shape] / 0.75 else 'NOT met'}; "

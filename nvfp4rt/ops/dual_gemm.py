@@ -37,7 +37,8 @@ from ._args import positive_int, finite_float, device_ptr
 
 __all__ = ["dual_gemm_silu", "dual_gemm_silu_raw", "plan_dual_gemm_silu", "raw_dual_problem", "DualGemmLayout",
            "DualGemmPlan", "DualGeometry", "dual_geometry", "tile_contributors", "workspace_slot", "shared_bytes",
-           "TILE_M", "TILE_N", "STAGE_K", "K_MULTIPLE", "WGMMA_DEPTHS", "kernel_constants", "operands_normal"]
+           "TILE_M", "TILE_N", "STAGE_K", "K_MULTIPLE", "WGMMA_DEPTHS", "kernel_constants", "operands_normal",
+           "DualOperands", "variant_for", "CLUSTER_MIN_M"]
 
 _KERNEL_FILE = "dual_gemm_nvfp4_wgmma.ptx"
 _ENTRY = "nvfp4_dual_gemm_silu_wgmma"
@@ -233,59 +234,15 @@ def _kernel(ordinal: int, normal_operands: bool, wgmma_depth: int = 1):
                 constants=kernel_constants(normal_operands, wgmma_depth)).kernel(_ENTRY)
 
 
-class DualGemmPlan:
-    """A dual GEMM of fixed size and layout on one Hopper device, ready to launch again and again.
+class DualOperands:
+    """What both dual GEMM plans do with B1, B2 and their scales: pointer checks, tensor maps (built once,
+    re-pointed when a buffer moves) and zero-padded scale rows when the caller's are not 16-byte strided.
+    A plan sets ``geometry`` (with ``k``, ``l``, ``k_stages``), ``layout``, ``device``, ``m``, ``n``, ``k``,
+    ``l`` and calls :meth:`_init_operands`."""
 
-    ``DualGemmPlan(m, n, k, l=1, layout=None, *, alpha1=1.0, alpha2=1.0, device=None, stages=None,
-    units_per_cta=None, normal_operands=False, wgmma_depth=1, kernel=None)``; ``plan(a, b1, b2, sfa,
-    sfb1, sfb2, c, stream=None)``.  ``kernel=`` launches another kernel under this ABI (``nvfp4rt lab
-    dual_gemm``).  ``normal_operands=False`` (the default, as in the wgmma GEMM) builds the variant whose
-    decoded operands carry an extra 2^-14 (fp16 subnormals, exact; one HMUL2 per pair less) and passes
-    alpha * 2^28; an alpha whose 2^28 multiple overflows fp32 keeps normal operands
-    (:func:`operands_normal`).  ``wgmma_depth=3`` keeps three wgmma groups in flight per consumer.
-    Tensor maps are built on the first call and re-pointed when a buffer moves; the workspace and
-    the per-tile counters (zeroed once; the kernel leaves them zero) belong to the plan, so calls
-    of one plan on different streams must not overlap.
-    """
-
-    def __init__(self, m: int, n: int, k: int, l: int = 1, layout=None, *, alpha1: float = 1.0,
-                 alpha2: float = 1.0, device=None, stages: int | None = None, units_per_cta: int | None = None,
-                 normal_operands: bool = False, wgmma_depth: int = 1, kernel=None):
-        if not isinstance(normal_operands, bool):
-            raise TypeError(f"normal_operands must be a bool, got {type(normal_operands).__name__}")
-        if isinstance(wgmma_depth, bool) or not isinstance(wgmma_depth, (int, np.integer)):
-            raise TypeError(f"wgmma_depth must be an int, got {type(wgmma_depth).__name__}")
-        kernel_constants(False, int(wgmma_depth))  # validates the depth
-        self.wgmma_depth = int(wgmma_depth)
-        self.alpha1, self.alpha2 = finite_float("alpha1", alpha1), finite_float("alpha2", alpha2)
-        self.normal_operands = operands_normal((self.alpha1, self.alpha2), normal_operands)
-        dual_geometry(m, n, k, l, 1, stages=stages, units_per_cta=units_per_cta)  # validate first
-        self.layout = DualGemmLayout.contiguous(m, n, k, l) if layout is None else layout
-        why = layout_problem(m, n, k, l, self.layout)
-        if why:
-            raise (TypeError if not isinstance(self.layout, DualGemmLayout) else ValueError)(why)
-        dev = device if device is not None else driver.device()
-        if isinstance(dev, int) and not isinstance(dev, bool):
-            dev = driver.device(dev)
-        self.device = dev
-        _require_hopper(dev)
-        dev.activate()
-        props = dev.properties
-        self.geometry = g = dual_geometry(m, n, k, l, props.sm_count, stages=stages, units_per_cta=units_per_cta)
-        self.m, self.n, self.k, self.l = g.m, g.n, g.k, g.l
-        if g.shared_mem > props.max_shared_per_block_optin:
-            raise ValueError(f"stages={g.num_stages} needs {g.shared_mem} bytes of shared memory; the device "
-                             f"allows {props.max_shared_per_block_optin}")
-        # kernel=: launch a given kernel with this kernel's ABI and geometry (nvfp4rt lab dual_gemm)
-        self.kernel = kernel if kernel is not None else _kernel(dev.ordinal, self.normal_operands, self.wgmma_depth)
-        self.kernel.set_max_dynamic_shared(g.shared_mem)
-        from ..memory import DeviceAllocation
-
-        self._ws = DeviceAllocation(g.workspace_bytes, dev)
-        self._counters = DeviceAllocation(4 * g.tiles, dev)
-        driver.call("cuMemsetD32", self._counters.ptr, 0, g.tiles)
-        self._sf_pitch = g.k_stages * 16
-        lay = self.layout
+    def _init_operands(self) -> None:
+        lay, l = self.layout, self.l
+        self._sf_pitch = self.geometry.k_stages * 16
         self._pad_needed = {s: getattr(lay, s + "_row") % 16 != 0 or
                             (l > 1 and (getattr(lay, s + "_batch") % 16 or getattr(lay, s + "_batch") == 0))
                             for s in _SCALES}
@@ -349,25 +306,90 @@ class DualGemmPlan:
                           self.k // 16, rows, stream_handle)
         return buf.ptr
 
-    def run(self, a, b1, b2, sfa, sfb1, sfb2, c, stream=None):
-        """Launch on ``stream`` (default: the legacy default stream); returns ``c``."""
-        from ..launch import _stream_handle
-
-        arrs = {"a": a, "b1": b1, "b2": b2, "sfa": sfa, "sfb1": sfb1, "sfb2": sfb2, "c": c}
+    @staticmethod
+    def _pointers(arrs: dict) -> dict:
+        """Device pointers of the operands, with the alignment TMA (data) and fp16 stores (c) need."""
         ptrs = {name: device_ptr(name, x) for name, x in arrs.items()}
         for name in _DATA:
             if ptrs[name] % 16:
                 raise ValueError(f"{name} must be 16-byte aligned for TMA (address 0x{ptrs[name]:x})")
         if ptrs["c"] % 2:
             raise ValueError(f"c must be 2-byte aligned (fp16), address 0x{ptrs['c']:x}")
-        handle = _stream_handle(stream, self.device)
+        return ptrs
+
+    def _operand_maps(self, ptrs: dict, names, stream_handle) -> dict:
+        """Tensor maps of the data operands ``names`` and their scales (padded copies where needed)."""
         maps = {}
-        for name in _DATA:
+        for name in names:
             maps[name] = self._tensor_map(name, ptrs[name], False)
-        for name in _SCALES:
-            padded = self._pad_needed[name] or ptrs[name] % 16 != 0
-            p = self._padded_scales(name, ptrs[name], handle) if padded else ptrs[name]
-            maps[name] = self._tensor_map(name, p, padded)
+            sf = "sf" + name
+            padded = self._pad_needed[sf] or ptrs[sf] % 16 != 0
+            p = self._padded_scales(sf, ptrs[sf], stream_handle) if padded else ptrs[sf]
+            maps[sf] = self._tensor_map(sf, p, padded)
+        return maps
+
+
+class DualGemmPlan(DualOperands):
+    """A dual GEMM of fixed size and layout on one Hopper device, ready to launch again and again.
+
+    ``DualGemmPlan(m, n, k, l=1, layout=None, *, alpha1=1.0, alpha2=1.0, device=None, stages=None,
+    units_per_cta=None, normal_operands=False, wgmma_depth=1, kernel=None)``; ``plan(a, b1, b2, sfa,
+    sfb1, sfb2, c, stream=None)``.  ``kernel=`` launches another kernel under this ABI (``nvfp4rt lab
+    dual_gemm``).  ``normal_operands=False`` (the default, as in the wgmma GEMM) builds the variant whose
+    decoded operands carry an extra 2^-14 (fp16 subnormals, exact; one HMUL2 per pair less) and passes
+    alpha * 2^28; an alpha whose 2^28 multiple overflows fp32 keeps normal operands
+    (:func:`operands_normal`).  ``wgmma_depth=3`` keeps three wgmma groups in flight per consumer.
+    Tensor maps are built on the first call and re-pointed when a buffer moves; the workspace and
+    the per-tile counters (zeroed once; the kernel leaves them zero) belong to the plan, so calls
+    of one plan on different streams must not overlap.
+    """
+
+    def __init__(self, m: int, n: int, k: int, l: int = 1, layout=None, *, alpha1: float = 1.0,
+                 alpha2: float = 1.0, device=None, stages: int | None = None, units_per_cta: int | None = None,
+                 normal_operands: bool = False, wgmma_depth: int = 1, kernel=None):
+        if not isinstance(normal_operands, bool):
+            raise TypeError(f"normal_operands must be a bool, got {type(normal_operands).__name__}")
+        if isinstance(wgmma_depth, bool) or not isinstance(wgmma_depth, (int, np.integer)):
+            raise TypeError(f"wgmma_depth must be an int, got {type(wgmma_depth).__name__}")
+        kernel_constants(False, int(wgmma_depth))  # validates the depth
+        self.wgmma_depth = int(wgmma_depth)
+        self.alpha1, self.alpha2 = finite_float("alpha1", alpha1), finite_float("alpha2", alpha2)
+        self.normal_operands = operands_normal((self.alpha1, self.alpha2), normal_operands)
+        dual_geometry(m, n, k, l, 1, stages=stages, units_per_cta=units_per_cta)  # validate first
+        self.layout = DualGemmLayout.contiguous(m, n, k, l) if layout is None else layout
+        why = layout_problem(m, n, k, l, self.layout)
+        if why:
+            raise (TypeError if not isinstance(self.layout, DualGemmLayout) else ValueError)(why)
+        dev = device if device is not None else driver.device()
+        if isinstance(dev, int) and not isinstance(dev, bool):
+            dev = driver.device(dev)
+        self.device = dev
+        _require_hopper(dev)
+        dev.activate()
+        props = dev.properties
+        self.geometry = g = dual_geometry(m, n, k, l, props.sm_count, stages=stages, units_per_cta=units_per_cta)
+        self.m, self.n, self.k, self.l = g.m, g.n, g.k, g.l
+        if g.shared_mem > props.max_shared_per_block_optin:
+            raise ValueError(f"stages={g.num_stages} needs {g.shared_mem} bytes of shared memory; the device "
+                             f"allows {props.max_shared_per_block_optin}")
+        # kernel=: launch a given kernel with this kernel's ABI and geometry (nvfp4rt lab dual_gemm)
+        self.kernel = kernel if kernel is not None else _kernel(dev.ordinal, self.normal_operands, self.wgmma_depth)
+        self.kernel.set_max_dynamic_shared(g.shared_mem)
+        from ..memory import DeviceAllocation
+
+        self._ws = DeviceAllocation(g.workspace_bytes, dev)
+        self._counters = DeviceAllocation(4 * g.tiles, dev)
+        driver.call("cuMemsetD32", self._counters.ptr, 0, g.tiles)
+        self._init_operands()
+
+    def run(self, a, b1, b2, sfa, sfb1, sfb2, c, stream=None):
+        """Launch on ``stream`` (default: the legacy default stream); returns ``c``."""
+        from ..launch import _stream_handle
+        from .gemm_wgmma import launch_with_maps
+
+        ptrs = self._pointers({"a": a, "b1": b1, "b2": b2, "sfa": sfa, "sfb1": sfb1, "sfb2": sfb2, "c": c})
+        handle = _stream_handle(stream, self.device)
+        maps = self._operand_maps(ptrs, _DATA, handle)
         scale = 1.0 if self.normal_operands else 2.0**28
         g = self.geometry
         if self._launch is None:
@@ -377,14 +399,7 @@ class DualGemmPlan:
                 g.k_stages, g.m_tiles, g.n_tiles, g.units, g.units_per_cta, g.num_stages,
                 self.alpha1 * scale, self.alpha2 * scale,
                 grid=g.grid, block=_THREADS, shared_mem=g.shared_mem, stream=stream)
-        else:  # the prepared launch holds copies of the descriptor bytes: refresh the ones that moved
-            for name, tm in maps.items():
-                if self._launched_maps.get(name) != (id(tm), tm.base):
-                    self._launch.set("tmap_" + name, tm)
-            self._launch.set("p_c", Pointer(ptrs["c"]))
-            self._launch.set_stream(stream)
-        self._launched_maps = {name: (id(tm), tm.base) for name, tm in maps.items()}
-        self._launch.launch()
+        self._launched_maps = launch_with_maps(self._launch, self._launched_maps, maps, ptrs["c"], stream)
         return c
 
     __call__ = run
@@ -399,14 +414,36 @@ class DualGemmPlan:
 
 # ----------------------------------------------------------------------------- public API
 
+#: m above which the cluster kernel (256-row tiles, A decoded once) is chosen; at or below it a 256-row
+#: tile would be at least half empty and the first kernel's 128-row tiles are used
+CLUSTER_MIN_M = 128
+
+
+def variant_for(m, n, k, l, layout=None, alpha1: float = 1.0, alpha2: float = 1.0) -> str:
+    """``"wgmma_cluster"`` (nvfp4rt.ops.dual_gemm_cluster) for m > CLUSTER_MIN_M when it supports the
+    problem (alphas whose 2^28 multiple fits fp32), else ``"wgmma"`` (this module's :class:`DualGemmPlan`)."""
+    from . import dual_gemm_cluster
+
+    if m > CLUSTER_MIN_M and dual_gemm_cluster.supports(m, n, k, l, layout, alpha1, alpha2):
+        return "wgmma_cluster"
+    return "wgmma"
+
+
 @lru_cache(maxsize=32)
 def _cached_plan(m, n, k, l, layout, alpha1, alpha2, ordinal):
-    return DualGemmPlan(m, n, k, l, layout, alpha1=alpha1, alpha2=alpha2, device=driver.Device(ordinal))
+    dev = driver.Device(ordinal)
+    if variant_for(m, n, k, l, layout, alpha1, alpha2) == "wgmma_cluster":
+        from .dual_gemm_cluster import DualGemmClusterPlan
+
+        return DualGemmClusterPlan(m, n, k, l, layout, alpha1=alpha1, alpha2=alpha2, device=dev)
+    return DualGemmPlan(m, n, k, l, layout, alpha1=alpha1, alpha2=alpha2, device=dev)
 
 
 def plan_dual_gemm_silu(m: int, n: int, k: int, l: int = 1, *, layout: DualGemmLayout | None = None,
-                        alpha1: float = 1.0, alpha2: float = 1.0, device=None) -> DualGemmPlan:
-    """A cached :class:`DualGemmPlan` (default layout: batch-major, the competition's)."""
+                        alpha1: float = 1.0, alpha2: float = 1.0, device=None):
+    """A cached plan (default layout: batch-major, the competition's): a
+    :class:`~nvfp4rt.ops.dual_gemm_cluster.DualGemmClusterPlan` or a :class:`DualGemmPlan`, as
+    :func:`variant_for` chooses; both are called ``plan(a, b1, b2, sfa, sfb1, sfb2, c, stream=None)``."""
     dual_geometry(m, n, k, l, 1)
     layout = layout or DualGemmLayout.contiguous(m, n, k, l)
     why = layout_problem(m, n, k, l, layout)

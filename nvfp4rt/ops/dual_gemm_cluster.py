@@ -1,0 +1,274 @@
+"""SiLU-gated NVFP4 dual GEMM on Hopper with A decoded once per call and 256-row tiles shared by a cluster.
+
+Two launches per call, on one stream:
+
+1. ``ptx/nvfp4_decode_a16.ptx`` (:mod:`nvfp4rt.ops.decode_a16`) decodes A into ``A16``, an fp16
+   ``[l][m][k]`` buffer the plan owns (the cluster GEMM's prepass);
+2. ``ptx/dual_gemm_nvfp4_wgmma_cluster.ptx`` (written by tools/gen_dual_gemm_cluster_ptx.py, whose
+   header has the design), launched with programmatic dependent launch: CTA tiles of 256 output rows x
+   64 columns, warpgroup 0 on B1 and warpgroup 1 on B2 of the same columns, one m64n256k16 wgmma per
+   k16 step, clusters of 2 or 4 CTAs along n sharing every A16 load by multicast, stream-K over the
+   GPU, silu * mul in the epilogue.
+
+:class:`DualGemmClusterPlan` has the call signature of :class:`nvfp4rt.ops.dual_gemm.DualGemmPlan`;
+:func:`supports` says whether it can run a problem, and ``nvfp4rt.ops.dual_gemm`` chooses it for
+m > 128 (a 256-row tile would be half empty below that; the first dual kernel's tiles are 128 rows).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from .. import driver
+from ..launch import Pointer
+from ..ptxsource import ptx_dir
+from ._args import finite_float, positive_int
+from .dual_gemm import (DualGemmLayout, DualOperands, K_MULTIPLE, STAGE_K, _DATA, _require_hopper,
+                        layout_problem)
+
+__all__ = ["DualGemmClusterPlan", "DualClusterGeometry", "dual_cluster_geometry", "supports", "shared_bytes",
+           "kernel_constants", "CLUSTER_SIZES", "A_BUFS_CHOICES", "TILE_M", "TILE_N"]
+
+_KERNEL_FILE = "dual_gemm_nvfp4_wgmma_cluster.ptx"
+_ENTRY = "nvfp4_dual_gemm_silu_wgmma_cluster"
+_THREADS = 384
+#: output rows (m: A16 rows, the wgmma N) and columns (n) of one CTA tile
+TILE_M = 256
+TILE_N = 64
+#: CTAs per cluster along n.  1 is not offered: with 128 accumulators per thread its variant spills
+#: 4 bytes (ptxas -v), the others none.
+CLUSTER_SIZES = (2, 4)
+DEFAULT_CLUSTER = 2
+#: 32 KB a16 buffers (template constant A_BUFS)
+A_BUFS_CHOICES = (3, 4)
+_DEFAULT_A_BUFS, _DEFAULT_STAGES = 4, 3
+MIN_STAGES, MAX_STAGES = 2, 5
+_STAGE_BYTES = 18432    # B1 64x128 | B2 64x128 | sfb1 64x16 | sfb2 64x16
+_A16_BUF_BYTES = 32768  # 256 rows x k64 fp16
+_X_BYTES = 36864        # h1 exchange / fp16 staging (256 rows x 144 bytes)
+_PARTIAL_BYTES = 2 * TILE_N * TILE_M * 4  # both accumulators of one CTA tile (128 KB)
+#: one fp32 accumulator chain sums at most 32 k256 stages (8192 k), as in the other Hopper GEMMs
+MAX_CHAIN_UNITS = 32
+#: alpha1, alpha2 are passed times 2^28 (operands carry 2^-14 each)
+_ALPHA_SCALE = 2.0**28
+
+
+def shared_bytes(num_stages: int, a_bufs: int) -> int:
+    """Dynamic shared memory of one CTA (the PTX header's launch contract)."""
+    return 2048 + a_bufs * _A16_BUF_BYTES + num_stages * _STAGE_BYTES + _X_BYTES
+
+
+@dataclass(frozen=True)
+class DualClusterGeometry:
+    """How the kernel splits a dual GEMM: units are k256 stages of cluster tiles (``cluster`` CTA tiles of
+    256 m x 64 n, side by side along n)."""
+
+    m: int
+    n: int
+    k: int
+    l: int
+    cluster: int
+    m_tiles: int
+    n_tiles: int  # cluster tiles along n (64 * cluster columns each)
+    k_stages: int
+    units: int
+    units_per_cluster: int
+    clusters: int
+    num_stages: int
+    a_bufs: int
+
+    @property
+    def grid(self) -> int:
+        return self.clusters * self.cluster
+
+    @property
+    def tiles(self) -> int:
+        """Cluster tiles."""
+        return self.l * self.m_tiles * self.n_tiles
+
+    @property
+    def counters(self) -> int:
+        return self.tiles * self.cluster
+
+    @property
+    def workspace_bytes(self) -> int:
+        return 2 * self.grid * _PARTIAL_BYTES
+
+    @property
+    def shared_mem(self) -> int:
+        return shared_bytes(self.num_stages, self.a_bufs)
+
+    def contributors(self, tile: int) -> range:
+        """The clusters whose unit runs touch cluster tile ``tile``, in the reduction's order."""
+        first = tile * self.k_stages
+        return range(first // self.units_per_cluster, (first + self.k_stages - 1) // self.units_per_cluster + 1)
+
+    def tile_coords(self, tile: int, rank: int) -> tuple:
+        """(batch, m0, n0) of rank ``rank``'s CTA tile of cluster tile ``tile`` (as the kernel decodes it)."""
+        batch, rem = divmod(tile, self.m_tiles * self.n_tiles)
+        mt, nt = divmod(rem, self.n_tiles)
+        return batch, mt * TILE_M, (nt * self.cluster + rank) * TILE_N
+
+
+def dual_cluster_geometry(m: int, n: int, k: int, l: int, max_clusters: int, *, cluster: int = DEFAULT_CLUSTER,
+                          stages: int | None = None, a_bufs: int | None = None,
+                          units_per_cluster: int | None = None) -> DualClusterGeometry:
+    """The work split (pure).  ``max_clusters``: clusters the GPU runs at once (one wave)."""
+    m, n, k, l, max_clusters = (positive_int(nm, v) for nm, v in
+                                (("m", m), ("n", n), ("k", k), ("l", l), ("max_clusters", max_clusters)))
+    if k % K_MULTIPLE:
+        raise ValueError(f"k must be a multiple of {K_MULTIPLE}, got {k}")
+    if isinstance(cluster, bool) or cluster not in CLUSTER_SIZES:
+        raise ValueError(f"cluster must be one of {CLUSTER_SIZES}, got {cluster!r}")
+    s = _DEFAULT_STAGES if stages is None else positive_int("stages", stages)
+    if not MIN_STAGES <= s <= MAX_STAGES:
+        raise ValueError(f"stages must be in {MIN_STAGES}..{MAX_STAGES}, got {s}")
+    ab = _DEFAULT_A_BUFS if a_bufs is None else a_bufs
+    if isinstance(ab, bool) or ab not in A_BUFS_CHOICES:
+        raise ValueError(f"a_bufs must be one of {A_BUFS_CHOICES}, got {a_bufs!r}")
+    m_tiles, n_tiles, k_stages = -(-m // TILE_M), -(-n // (TILE_N * cluster)), -(-k // STAGE_K)
+    units = l * m_tiles * n_tiles * k_stages
+    if units * cluster >= 2**31:
+        raise ValueError(f"problem too large: {units} units do not fit the kernel's 32-bit indices")
+    if units_per_cluster is None:
+        upc = min(-(-units // max_clusters), MAX_CHAIN_UNITS)  # one wave; no chain past 8192 k
+    else:
+        upc = positive_int("units_per_cluster", units_per_cluster)
+    return DualClusterGeometry(m, n, k, l, int(cluster), m_tiles, n_tiles, k_stages, units, upc, -(-units // upc), s,
+                               int(ab))
+
+
+def _alphas_fit(*alphas) -> bool:
+    big = float(np.finfo(np.float32).max)
+    return all(abs(float(a)) * _ALPHA_SCALE <= big for a in alphas)
+
+
+@lru_cache(maxsize=1024)
+def supports(m, n, k, l, layout=None, alpha1: float = 1.0, alpha2: float = 1.0) -> bool:
+    """True when this kernel can run the problem (cached per argument tuple: the op layer asks per call)."""
+    try:
+        dual_cluster_geometry(m, n, k, l, 1)
+        if not _alphas_fit(alpha1, alpha2):
+            return False
+        return layout_problem(m, n, k, l, layout or DualGemmLayout.contiguous(m, n, k, l)) is None
+    except (ValueError, TypeError):
+        return False
+
+
+def kernel_constants(cluster: int = DEFAULT_CLUSTER, a_bufs: int = _DEFAULT_A_BUFS) -> dict:
+    """The template constants of one kernel variant (see the PTX header)."""
+    if isinstance(cluster, bool) or cluster not in CLUSTER_SIZES:
+        raise ValueError(f"cluster must be one of {CLUSTER_SIZES}, got {cluster!r}")
+    if isinstance(a_bufs, bool) or a_bufs not in A_BUFS_CHOICES:
+        raise ValueError(f"a_bufs must be one of {A_BUFS_CHOICES}, got {a_bufs!r}")
+    return {"CLUSTER": int(cluster), "A_BUFS": int(a_bufs)}
+
+
+@lru_cache(maxsize=None)
+def _kernel(ordinal: int, constants: tuple):
+    from ..module import load
+
+    return load(ptx_dir() / _KERNEL_FILE, device=driver.Device(ordinal), target="sm_90a",
+                constants=dict(constants)).kernel(_ENTRY)
+
+
+class DualGemmClusterPlan(DualOperands):
+    """A Hopper dual GEMM of fixed size: A decoded once per call, 256-row tiles multicast across a cluster.
+
+    ``DualGemmClusterPlan(m, n, k, l=1, layout=None, *, alpha1=1.0, alpha2=1.0, device=None, cluster=2,
+    stages=None, a_bufs=None, units_per_cluster=None)``; ``plan(a, b1, b2, sfa, sfb1, sfb2, c,
+    stream=None)`` launches the decode and the dual GEMM on ``stream`` and returns ``c``.  Operands and
+    layouts are those of :class:`nvfp4rt.ops.dual_gemm.DualGemmPlan`.  An alpha whose 2^28 multiple
+    overflows fp32 is rejected (the op layer then uses the first dual kernel).  The plan owns the A16
+    buffer (``2 * l * m * k`` bytes), the workspace and the zeroed counters, so one plan must not run on
+    two streams at once.
+    """
+
+    variant = "wgmma_cluster"
+
+    def __init__(self, m: int, n: int, k: int, l: int = 1, layout=None, *, alpha1: float = 1.0,
+                 alpha2: float = 1.0, device=None, cluster: int = DEFAULT_CLUSTER, stages: int | None = None,
+                 a_bufs: int | None = None, units_per_cluster: int | None = None):
+        self.alpha1, self.alpha2 = finite_float("alpha1", alpha1), finite_float("alpha2", alpha2)
+        if not _alphas_fit(self.alpha1, self.alpha2):
+            raise ValueError(f"alpha1, alpha2: |alpha| * 2^28 must fit in fp32 (the kernel's operand scaling), "
+                             f"got {alpha1!r}, {alpha2!r}")
+        probe = dual_cluster_geometry(m, n, k, l, 1, cluster=cluster, stages=stages, a_bufs=a_bufs,
+                                      units_per_cluster=units_per_cluster)
+        self.constants = kernel_constants(probe.cluster, probe.a_bufs)
+        self.layout = DualGemmLayout.contiguous(m, n, k, l) if layout is None else layout
+        why = layout_problem(m, n, k, l, self.layout)
+        if why:
+            raise (TypeError if not isinstance(self.layout, DualGemmLayout) else ValueError)(why)
+        dev = device if device is not None else driver.device()
+        if isinstance(dev, int) and not isinstance(dev, bool):
+            dev = driver.device(dev)
+        self.device = dev
+        _require_hopper(dev)
+        dev.activate()
+        props = dev.properties
+        if probe.shared_mem > props.max_shared_per_block_optin:
+            raise ValueError(f"stages={probe.num_stages}, a_bufs={probe.a_bufs} need {probe.shared_mem} bytes of "
+                             f"shared memory; the device allows {props.max_shared_per_block_optin}")
+        from .gemm_wgmma_cluster import _max_active_clusters
+
+        self.kernel = _kernel(dev.ordinal, tuple(sorted(self.constants.items())))
+        self.kernel.set_max_dynamic_shared(probe.shared_mem)
+        self.max_clusters = _max_active_clusters(self.kernel, probe.cluster, _THREADS, probe.shared_mem,
+                                                 props.sm_count)
+        self.geometry = g = dual_cluster_geometry(m, n, k, l, self.max_clusters, cluster=cluster, stages=stages,
+                                                  a_bufs=a_bufs, units_per_cluster=units_per_cluster)
+        self.m, self.n, self.k, self.l = g.m, g.n, g.k, g.l
+        self.shared_mem = g.shared_mem
+
+        from ..memory import DeviceAllocation
+        from .decode_a16 import DecodeA16Plan
+
+        lay = self.layout
+        self._decode = DecodeA16Plan(g.m, g.k, g.l, lay.a_row, lay.a_batch, lay.sfa_row, lay.sfa_batch, device=dev)
+        self._a16 = DeviceAllocation(2 * g.l * g.m * g.k, dev)
+        self._ws = DeviceAllocation(g.workspace_bytes, dev)
+        self._counters = DeviceAllocation(4 * g.counters, dev)
+        driver.call("cuMemsetD32", self._counters.ptr, 0, g.counters)
+        self._a16_map = None
+        self._init_operands()
+
+    def _a16_tensor_map(self):
+        from ..tma import TensorMap
+
+        if self._a16_map is None:
+            g = self.geometry
+            self._a16_map = TensorMap(self._a16.ptr, "float16", (g.l, g.m, g.k), (1, TILE_M // g.cluster, 64),
+                                      strides=(2 * g.m * g.k, 2 * g.k), swizzle="128B")
+        return self._a16_map
+
+    def run(self, a, b1, b2, sfa, sfb1, sfb2, c, stream=None):
+        """Launch the A decode and the dual GEMM on ``stream``; returns ``c``."""
+        from ..launch import _stream_handle
+        from .gemm_wgmma import launch_with_maps
+
+        ptrs = self._pointers({"a": a, "b1": b1, "b2": b2, "sfa": sfa, "sfb1": sfb1, "sfb2": sfb2, "c": c})
+        handle = _stream_handle(stream, self.device)
+        maps = self._operand_maps(ptrs, ("b1", "b2"), handle)
+        maps["a16"] = self._a16_tensor_map()
+        self._decode.launch_pointers(ptrs["a"], ptrs["sfa"], self._a16.ptr, handle)  # a checked above
+        g = self.geometry
+        if self._launch is None:
+            self._launch = self.kernel.prepare(
+                maps["a16"], maps["b1"], maps["b2"], maps["sfb1"], maps["sfb2"], Pointer(ptrs["c"]),
+                Pointer(self._ws.ptr), Pointer(self._counters.ptr), self.layout.c_row, self.layout.c_batch,
+                g.m, g.n, g.k_stages, g.m_tiles, g.n_tiles, g.units, g.units_per_cluster, g.num_stages,
+                self.alpha1 * _ALPHA_SCALE, self.alpha2 * _ALPHA_SCALE,
+                grid=g.grid, block=_THREADS, cluster=(g.cluster, 1, 1), shared_mem=self.shared_mem,
+                stream=stream, programmatic=True)
+        self._launched_maps = launch_with_maps(self._launch, self._launched_maps, maps, ptrs["c"], stream)
+        return c
+
+    __call__ = run
+
+    def __repr__(self) -> str:
+        g = self.geometry
+        return (f"<DualGemmClusterPlan m={g.m} n={g.n} k={g.k} l={g.l} cluster={g.cluster} grid={g.grid} "
+                f"units/cluster={g.units_per_cluster} stages={g.num_stages} a_bufs={g.a_bufs}>")

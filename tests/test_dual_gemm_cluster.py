@@ -1,0 +1,380 @@
+"""The cluster dual GEMM (ptx/dual_gemm_nvfp4_wgmma_cluster.ptx, nvfp4rt.ops.dual_gemm_cluster).
+
+CPU part:
+* the committed kernel is what tools/gen_dual_gemm_cluster_ptx.py writes, and its consumer main loop is
+  the cluster GEMM's (whose models live in tests/test_gemm_wgmma_cluster.py): the generator's partial
+  template resolution agrees with nvfp4rt.ptxsource, and the substituted text appears in the kernel;
+* the producer's four B loads land where the GEMM's consumer addressing reads rows 0..63 (B1) and
+  64..127 (B2) and their scales; the A16 slices of the ranks tile the 256-row box;
+* the epilogue, read out of the PTX: the h1 exchange pairs every accumulator of warpgroup 0 with the same
+  accumulator of warpgroup 1, the silu sequence replayed in float32 matches the reference formula, and
+  the fp16 staging stores put accumulator e of every thread at its fragment's (m, n), once, without
+  bank conflicts;
+* the stream-K geometry, the shared-memory budget, argument checks, the variant choice, assembly.
+
+GPU part (``@pytest.mark.gpu``): the competition shapes and ragged ones, both distributions, every
+cluster size / buffer count / stage count, NaN-poisoned outputs, bit-identical results across splits.
+"""
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from nvfp4rt.ops import dual_gemm as D
+from nvfp4rt.ops import dual_gemm_cluster as DC
+from nvfp4rt.ptxsource import render
+
+from conftest import requires_gpu
+
+ROOT = Path(__file__).resolve().parent.parent
+KERNEL = ROOT / "ptx" / "dual_gemm_nvfp4_wgmma_cluster.ptx"
+GEMM_KERNEL = ROOT / "ptx" / "gemm_nvfp4_wgmma_cluster.ptx"
+PTX = KERNEL.read_text()
+
+
+def _generator():
+    sys.path.insert(0, str(ROOT / "tools"))
+    try:
+        import gen_dual_gemm_cluster_ptx
+    finally:
+        sys.path.pop(0)
+    return gen_dual_gemm_cluster_ptx
+
+
+def _rendered(cluster=2, a_bufs=4) -> str:
+    return render(PTX, "sm_90a", DC.kernel_constants(cluster, a_bufs))
+
+
+# ============================================================================ the kernel file
+
+def test_committed_ptx_matches_its_generator():
+    r = subprocess.run([sys.executable, str(ROOT / "tools" / "gen_dual_gemm_cluster_ptx.py"), "--check"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+
+
+def test_kernel_file_is_ascii_with_a_header():
+    assert PTX.isascii()
+    head = PTX.split(".version")[0]
+    for word in ("WHAT", "WHERE THE CODE COMES FROM", "TILES AND WORK SPLIT", "PIPELINE AND WARP ROLES",
+                 "STREAM-K", "EPILOGUE", "LAUNCH CONTRACT"):
+        assert word in head
+
+
+@pytest.mark.parametrize("cluster", [1, 2, 4])
+def test_partial_resolution_agrees_with_the_renderer(cluster):
+    """Resolving only WG_WAIT and rendering the rest gives the lines the full renderer gives with WG_WAIT=1."""
+    gen = _generator()
+    text = GEMM_KERNEL.read_text()
+    region = text[text.index(gen._REGION_START):text.index(gen._REGION_END)]
+    consts = {"CLUSTER": cluster, "A_BUFS": 6, "WG_WAIT": 1, "STAGE_BYTES": 1, "SFB_OFF": 2}
+
+    def lines(t):
+        return [ln for ln in render(t, "sm_90a", consts).split("\n") if ln.strip()]
+
+    assert lines(gen.resolve_conditionals(region, "WG_WAIT", 1)) == lines(region)
+    assert lines(gen.resolve_conditionals(region, "WG_WAIT", 3)) != lines(region)  # the resolver does choose
+
+
+def test_main_loop_is_the_cluster_gemms_with_the_listed_substitutions():
+    gen = _generator()
+    loop = gen.gemm_main_loop()
+    assert loop in PTX
+    assert loop.count("wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16") == 16
+    assert "m64n128k16" not in loop and "%acc127}" in loop
+    # the substitutions are checked against the GEMM text: a GEMM edit that moves them fails loudly
+    broken = GEMM_KERNEL.read_text().replace("mul.lo.u32 %a16, %ab, 16384;", "mul.lo.u32 %a16, %ab, 16384 ;", 1)
+    with pytest.raises(ValueError, match="16384"):
+        gen.gemm_main_loop(broken)
+
+
+def test_host_constants_match_the_generator():
+    gen = _generator()
+    assert (DC.TILE_M, DC.TILE_N) == (gen.TILE_M, gen.TILE_N)
+    assert DC._STAGE_BYTES == gen.STAGE_BYTES == 2 * 64 * 128 + 2 * 64 * 16
+    assert DC._A16_BUF_BYTES == gen.A16_BUF == gen.TILE_M * 128
+    assert DC._X_BYTES == gen.X_BYTES
+    assert DC._PARTIAL_BYTES == gen.SLOT_V4 * 16
+    # the header's shared-memory formula and its example
+    assert "2048 + 32768*A_BUFS + 18432*S + 36864" in PTX
+    assert DC.shared_bytes(3, 4) == 225280 and "225280 bytes at A_BUFS = 4, S = 3" in PTX
+
+
+def test_kernel_parameters_match_the_plan():
+    from nvfp4rt.ptxsource import parse_entries
+
+    sig = next(iter(parse_entries(_rendered()).values()))
+    assert [p.name for p in sig.params] == [
+        "tmap_a16", "tmap_b1", "tmap_b2", "tmap_sfb1", "tmap_sfb2", "p_c", "p_ws", "p_counters", "c_row_stride",
+        "c_batch_stride", "m", "n", "k_stages", "m_tiles", "n_tiles", "total_units", "units_per_cta",
+        "num_stages", "alpha1", "alpha2"]
+
+
+# ============================================================================ producers
+
+def _b_producer_loads(text):
+    body = text[text.index("B_PRODUCER:"):text.index("A_PRODUCER:")]
+    loads, offset = [], 0
+    for line in body.split("\n"):
+        m = re.search(r"add\.u32 %addr, %slot_addr, (\d+);", line)
+        if m:
+            offset = int(m.group(1))
+        m = re.search(r"\[(%slot_addr|%addr)\], \[(%tm_\w+), \{(%[xy]), %n0, %batch\}\]", line)
+        if m:
+            loads.append((m.group(2), 0 if m.group(1) == "%slot_addr" else offset, m.group(3)))
+    return loads, int(re.search(r"expect_tx\.shared::cta\.b64 %mbstate, \[%bar\], (\d+);", body).group(1))
+
+
+def test_b_loads_fill_the_gemm_consumers_slot_rows():
+    """B1 rows 0..63 then B2 rows 0..63 (128B-swizzled 64-row boxes) and their scale rows land exactly where
+    the GEMM's consumers read slot rows 0..127: warpgroup 0 multiplies B1, warpgroup 1 B2."""
+    loads, expect = _b_producer_loads(_rendered())
+    assert loads == [("%tm_b", 0, "%x"), ("%tm_b2", 8192, "%x"), ("%tm_sfb", 16384, "%y"), ("%tm_sfb2", 17408, "%y")]
+    assert expect == DC._STAGE_BYTES
+    assert "mov.u64 %tm_b, tmap_b1;" in PTX and "mov.u64 %tm_sfb, tmap_sfb1;" in PTX
+    for row_b in range(128):
+        which, r = divmod(row_b, 64)
+        # data: slot row row_b (128 bytes, swizzle phase row_b % 8) = row r of box `which`
+        box_base = (0, 8192)[which]
+        assert box_base + r * 128 == row_b * 128 and (box_base // 128 + r) % 8 == row_b % 8
+        # scales: the consumer reads SFB_OFF + 16 * row_b (the GEMM's sfB), the box put row r at base + 16 r
+        assert 16384 + 16 * row_b == (16384, 17408)[which] + 16 * r
+
+
+@pytest.mark.parametrize("cluster", DC.CLUSTER_SIZES)
+def test_a16_slices_tile_the_256_row_box(cluster):
+    text = _rendered(cluster)
+    assert f"mul.lo.u32 %arow, %rank, 256/{cluster};" in text
+    assert "mad.lo.u32 %addr, %arow, 128, %a16;" in text
+    rows = sorted(r for rank in range(cluster) for r in range(rank * 256 // cluster, (rank + 1) * 256 // cluster))
+    assert rows == list(range(256))
+    assert all((rank * 256 // cluster * 128) % 1024 == 0 for rank in range(cluster))  # swizzle atoms hold
+    assert "expect_tx.shared::cta.b64 %mbstate, [%bar], 32768;" in text
+
+
+# ============================================================================ epilogue
+
+def _epilogue():
+    return PTX[PTX.index("STORE_TILE:"):PTX.index("EPI_STAGED:")]
+
+
+def test_h1_exchange_pairs_each_accumulator_with_the_same_one_of_the_other_warpgroup():
+    text = _epilogue()
+    for half in range(2):
+        wg0 = text[text.index(f"@%p_h2 bra EPI_WAIT_{half};"):text.index(f"EPI_WAIT_{half}:")]
+        wg1 = text[text.index(f"@!%p_h2 bra EPI_DONE_{half};"):text.index(f"EPI_DONE_{half}:")]
+        stores = {int(o): [int(a) for a in re.findall(r"%acc(\d+)", regs)] for o, regs in
+                  re.findall(r"st\.shared\.v4\.f32 \[%xch\+(\d+)\], \{([^}]*)\}", wg0)}
+        loads, current = {}, None
+        for line in wg1.split("\n"):
+            m = re.search(r"ld\.shared\.v4\.f32 \{%v0, %v1, %v2, %v3\}, \[%xch\+(\d+)\]", line)
+            if m:
+                current = loads.setdefault(int(m.group(1)), [None] * 4)
+            m = re.search(r"mul\.f32 %acc(\d+), %acc\1, %v(\d);", line)
+            if m:
+                current[int(m.group(2))] = int(m.group(1))
+        assert stores == loads
+        assert sorted(a for accs in stores.values() for a in accs) == list(range(64 * half, 64 * half + 64))
+        assert max(stores) + 16 * 128 <= DC._X_BYTES  # v4 columns of 128 threads per offset
+    assert "and.b32 %tmp, %ct, 127;\n    shl.b32 %tmp, %tmp, 4;\n    add.u32 %xch, %sm_c, %tmp;" in text
+
+
+def _interpret_f32(lines, env):
+    f = np.float32
+    for line in lines:
+        op, dst, *src = [x.strip(" ;,") for x in re.split(r"[ ,]+", line.strip()) if x]
+        vals = [env[s] if s in env else np.array(int(s[2:], 16), dtype=np.uint32).view(np.float32)
+                if s.startswith("0f") else f(s) for s in src]
+        with np.errstate(over="ignore"):
+            if op == "mul.f32":
+                env[dst] = (vals[0] * vals[1]).astype(f)
+            elif op == "add.f32":
+                env[dst] = (vals[0] + vals[1]).astype(f)
+            elif op == "ex2.approx.ftz.f32":
+                env[dst] = np.exp2(vals[0]).astype(f)
+            elif op == "rcp.approx.ftz.f32":
+                env[dst] = (f(1.0) / vals[0]).astype(f)
+            else:
+                raise AssertionError(f"unexpected instruction {line!r}")
+    return env
+
+
+def test_silu_times_h2_replayed_from_the_ptx_matches_the_reference():
+    from nvfp4rt.reference import check
+
+    text = _epilogue()
+    code = [ln.split("//")[0] for ln in text.split("\n")]
+    start = [i for i, ln in enumerate(code) if ln.strip() == "mul.f32 %acc5, %acc5, %alpha;"]
+    assert len(start) == 1
+    wg0 = code[start[0]:start[0] + 6]
+    wg1 = [ln for ln in code if re.search(r"mul\.f32 %acc5, %acc5, %(alpha2|v1);", ln)]
+    assert len(wg0) == 6 and len(wg1) == 2
+    rng = np.random.default_rng()
+    h1 = (rng.standard_normal(4096) * 30).astype(np.float32)
+    h2 = (rng.standard_normal(4096) * 30).astype(np.float32)
+    for alpha1, alpha2 in ((1.0, 1.0), (0.37, 2.5)):
+        env = _interpret_f32(wg0, {"%acc5": h1, "%alpha": np.float32(alpha1)})
+        s = env["%acc5"]
+        env = _interpret_f32(wg1, {"%acc5": h2, "%alpha2": np.float32(alpha2), "%v1": s})
+        x, y = h1.astype(np.float64) * alpha1, h2.astype(np.float64) * alpha2
+        ref = (x / (1 + np.exp(-x)) * y).astype(np.float16)
+        res = check(env["%acc5"].astype(np.float16), ref)
+        assert res.ok, res.report()
+
+
+def test_staging_stores_place_every_fragment_element_once_without_bank_conflicts():
+    text = PTX[PTX.index("@!%p_h2 bra EPI_STAGED;"):PTX.index("EPI_STAGED:")]
+    pitch = _generator().X_PITCH
+    assert f"mul.lo.u32 %tmp, %t, {2 * pitch};" in text and "and.b32 %tmp, %rowB, 63;" in text
+    offsets = {}
+    for acc, off in re.findall(r"cvt\.rn\.f16\.f32 %c16, %acc(\d+);\n\s+st\.shared\.b16 \[%addr\+(\d+)\], %c16;", text):
+        offsets[int(acc)] = int(off)
+    assert sorted(offsets) == list(range(128))
+    seen = set()
+    for wi in range(4):
+        banks_per_e = {e: {} for e in range(128)}
+        for lane in range(32):
+            g, t = divmod(lane, 4)
+            base = 2 * t * pitch + 2 * (16 * wi + g)
+            for e, off in offsets.items():
+                m_l, n_l = 8 * (e // 4) + 2 * t + e % 2, 16 * wi + g + 8 * ((e // 2) % 2)
+                addr = base + off
+                assert addr == m_l * pitch + 2 * n_l
+                seen.add((m_l, n_l))
+                word = addr // 4
+                banks_per_e[e].setdefault(word % 32, set()).add(word)
+        assert all(len(words) == 1 for b in banks_per_e.values() for words in b.values())
+    assert seen == {(r, c) for r in range(256) for c in range(64)}
+    assert 255 * pitch + 128 <= DC._X_BYTES
+
+
+# ============================================================================ geometry and host checks
+
+def _units_of(geo, q):
+    return range(q * geo.units_per_cluster, min((q + 1) * geo.units_per_cluster, geo.units))
+
+
+@pytest.mark.parametrize("m,n,k,l,clusters", [(256, 4096, 7168, 1, 66), (512, 3072, 7168, 1, 66),
+                                              (257, 65, 1088, 2, 66), (1000, 100, 16384, 3, 33), (129, 1, 64, 1, 7)])
+def test_every_unit_once_and_chains_within_8192_k(m, n, k, l, clusters):
+    geo = DC.dual_cluster_geometry(m, n, k, l, clusters)
+    assert geo.clusters <= clusters or geo.units_per_cluster == DC.MAX_CHAIN_UNITS
+    units = [u for q in range(geo.clusters) for u in _units_of(geo, q)]
+    assert units == list(range(geo.units))
+    for tile in range(geo.tiles):
+        owners = {u // geo.units_per_cluster for u in range(tile * geo.k_stages, (tile + 1) * geo.k_stages)}
+        assert owners == set(geo.contributors(tile))
+    assert min(geo.units_per_cluster, geo.k_stages) * 256 <= 8192
+    covered = {(b, m0 + i, n0 + j) for tile in range(geo.tiles) for r in range(geo.cluster)
+               for b, m0, n0 in [geo.tile_coords(tile, r)] for i in (0, 255) for j in (0, 63)}
+    assert {(b, 0, 0) for b in range(l)} <= covered
+    assert max(x[1] for x in covered) >= m - 1 and max(x[2] for x in covered) >= n - 1
+
+
+def test_competition_shapes_fill_an_h100_without_splitting_m512():
+    for m, n in ((256, 4096), (512, 4096), (256, 3072), (512, 3072)):
+        geo = DC.dual_cluster_geometry(m, n, 7168, 1, 66)
+        assert geo.grid <= 132
+    assert DC.dual_cluster_geometry(512, 4096, 7168, 1, 66).units_per_cluster == 28  # one whole tile each
+    assert DC.shared_bytes(3, 4) <= 232448 and DC.shared_bytes(5, 3) <= 232448
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    (dict(cluster=1), "cluster must be one of"), (dict(cluster=3), "cluster must be one of"),
+    (dict(a_bufs=5), "a_bufs must be one of"), (dict(stages=6), "stages must be in"),
+    (dict(stages=1), "stages must be in"), (dict(units_per_cluster=0), "units_per_cluster"),
+    (dict(alpha1=2.0**110), "alpha"), (dict(alpha2=float("nan")), "alpha2")])
+def test_bad_plan_arguments_raise_before_any_gpu_work(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        DC.DualGemmClusterPlan(256, 256, 256, **kwargs)
+
+
+def test_bad_sizes_name_the_argument():
+    with pytest.raises(ValueError, match="k must be a multiple of 64"):
+        DC.dual_cluster_geometry(256, 64, 100, 1, 66)
+    with pytest.raises(ValueError, match="m"):
+        DC.dual_cluster_geometry(0, 64, 64, 1, 66)
+
+
+def test_variant_choice():
+    assert D.variant_for(256, 4096, 7168, 1) == "wgmma_cluster"
+    assert D.variant_for(D.CLUSTER_MIN_M, 4096, 7168, 1) == "wgmma"
+    assert D.variant_for(512, 64, 64, 1, alpha1=2.0**110) == "wgmma"  # the 2^28 operand scaling would overflow
+    bad = D.DualGemmLayout.contiguous(256, 64, 256)
+    bad = type(bad)(**{**bad.__dict__, "b1_row": 100})
+    assert not DC.supports(256, 64, 256, 1, bad)
+
+
+try:
+    from nvfp4rt.assemble import assemble, find_ptxas
+
+    _HAVE_PTXAS = find_ptxas() is not None
+except ImportError:  # pragma: no cover
+    _HAVE_PTXAS = False
+
+
+@pytest.mark.skipif(not _HAVE_PTXAS, reason="ptxas not found")
+@pytest.mark.parametrize("cluster", DC.CLUSTER_SIZES)
+@pytest.mark.parametrize("a_bufs", DC.A_BUFS_CHOICES)
+def test_kernel_assembles_without_spills(cluster, a_bufs):
+    rep = assemble(KERNEL, "sm_90a", DC.kernel_constants(cluster, a_bufs))
+    fn = rep.functions[DC._ENTRY]
+    assert not fn.spills and fn.stack_frame == 0 and fn.local_bytes == 0
+    assert "serializ" not in rep.log.lower()
+
+
+# ============================================================================ GPU
+
+def _case(m, n, k, l, distribution, **kwargs):
+    from test_dual_gemm import _run_case
+
+    return _run_case(m, n, k, l, distribution, plan_class=DC.DualGemmClusterPlan, **kwargs)
+
+
+GPU_SHAPES = [(256, 4096, 7168, 1), (512, 4096, 7168, 1), (256, 3072, 4096, 1), (512, 3072, 7168, 1),
+              (129, 1, 64, 1), (257, 65, 1088, 2), (300, 130, 320, 1), (513, 200, 256, 1), (1000, 999, 2048, 1),
+              (384, 128, 16384, 1), (200, 72, 960, 3)]
+
+
+@pytest.mark.gpu
+@requires_gpu
+@pytest.mark.parametrize("m,n,k,l", GPU_SHAPES)
+@pytest.mark.parametrize("distribution", ["competition", "wide"])
+def test_matches_float64_reference(m, n, k, l, distribution):
+    res, plan, *_ = _case(m, n, k, l, distribution)
+    assert res.ok, f"{plan!r}: {res.report()}"
+
+
+@pytest.mark.gpu
+@requires_gpu
+@pytest.mark.parametrize("m,n,k,l", [(512, 3072, 7168, 1), (257, 65, 1088, 2), (300, 130, 320, 1)])
+@pytest.mark.parametrize("kwargs", [dict(cluster=4), dict(a_bufs=3, stages=5), dict(stages=2),
+                                    dict(cluster=4, a_bufs=3, units_per_cluster=3)])
+def test_variants_match_float64_reference(m, n, k, l, kwargs):
+    for distribution in ("competition", "wide"):
+        res, plan, *_ = _case(m, n, k, l, distribution, **kwargs)
+        assert res.ok, f"{plan!r} {distribution}: {res.report()}"
+
+
+@pytest.mark.gpu
+@requires_gpu
+@pytest.mark.parametrize("upc", [1, 5, 1000])
+def test_split_choice_does_not_change_the_result(upc):
+    res, plan, dev, c = _case(300, 640, 2048, 1, "wide", units_per_cluster=upc)
+    assert res.ok, res.report()
+    first = c.numpy().copy()
+    plan.run(dev["a"], dev["b1"], dev["b2"], dev["sfa"], dev["sfb1"], dev["sfb2"], c)
+    assert np.array_equal(first.view(np.uint16), c.numpy().view(np.uint16))
+
+
+@pytest.mark.gpu
+@requires_gpu
+def test_the_op_layer_picks_the_cluster_kernel_above_128_rows():
+    assert isinstance(D.plan_dual_gemm_silu(256, 512, 1024), DC.DualGemmClusterPlan)
+    assert isinstance(D.plan_dual_gemm_silu(128, 512, 1024), D.DualGemmPlan)
+    assert isinstance(D.plan_dual_gemm_silu(256, 512, 1024, alpha1=2.0**110), D.DualGemmPlan)
