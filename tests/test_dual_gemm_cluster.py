@@ -303,6 +303,9 @@ def test_bad_sizes_name_the_argument():
 
 def test_variant_choice():
     assert D.variant_for(256, 4096, 7168, 1) == "wgmma_cluster"
+    assert D.variant_for(512, 3072, 7168, 1) == "wgmma_cluster"
+    assert D.variant_for(256, 3072, 4096, 1) == "wgmma"  # one m tile, short k: the split costs more (H200)
+    assert D.variant_for(257, 3072, 4096, 1) == "wgmma_cluster"
     assert D.variant_for(D.CLUSTER_MIN_M, 4096, 7168, 1) == "wgmma"
     assert D.variant_for(512, 64, 64, 1, alpha1=2.0**110) == "wgmma"  # the 2^28 operand scaling would overflow
     bad = D.DualGemmLayout.contiguous(256, 64, 256)
@@ -374,7 +377,9 @@ def test_split_choice_does_not_change_the_result(upc):
 
 @pytest.mark.gpu
 @requires_gpu
-def test_the_op_layer_picks_the_cluster_kernel_above_128_rows():
-    assert isinstance(D.plan_dual_gemm_silu(256, 512, 1024), DC.DualGemmClusterPlan)
-    assert isinstance(D.plan_dual_gemm_silu(128, 512, 1024), D.DualGemmPlan)
-    assert isinstance(D.plan_dual_gemm_silu(256, 512, 1024, alpha1=2.0**110), D.DualGemmPlan)
+def test_the_op_layer_picks_the_kernel_variant_for():
+    assert isinstance(D.plan_dual_gemm_silu(300, 512, 1024), DC.DualGemmClusterPlan)
+    assert isinstance(D.plan_dual_gemm_silu(256, 512, 8192), DC.DualGemmClusterPlan)
+    assert isinstance(D.plan_dual_gemm_silu(256, 512, 1024), D.DualGemmPlan)
+    assert isinstance(D.plan_dual_gemm_silu(128, 512, 8192), D.DualGemmPlan)
+    assert isinstance(D.plan_dual_gemm_silu(300, 512, 1024, alpha1=2.0**110), D.DualGemmPlan)

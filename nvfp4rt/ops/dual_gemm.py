@@ -11,10 +11,16 @@ Entry points
   (e4m3), ``c [m, n, l]`` fp16 written in place.  Any strides with K (and c's n) contiguous.
 * :func:`plan_dual_gemm_silu` returns a cached :class:`DualGemmPlan`.
 
-One kernel, ``ptx/dual_gemm_nvfp4_wgmma.ptx`` (sm_90a): each CTA tile is 64 output columns x
-128 output rows; consumer warpgroup 0 multiplies B1's 64 rows and warpgroup 1 B2's 64 rows of the
-same columns against one decoded A tile (A loaded and decoded once for both products); stream-K
-over all SMs with a deterministic reduction of both accumulators, then silu * mul in the epilogue.
+Two Hopper (sm_90a) implementations, chosen per problem by :func:`variant_for`:
+
+* this module's :class:`DualGemmPlan`, ``ptx/dual_gemm_nvfp4_wgmma.ptx``, one kernel: each CTA tile is
+  64 output columns x 128 output rows; consumer warpgroup 0 multiplies B1's 64 rows and warpgroup 1
+  B2's 64 rows of the same columns against one decoded A tile (A loaded and decoded once for both
+  products, in every CTA); stream-K over all SMs with a deterministic reduction of both
+  accumulators, then silu * mul in the epilogue;
+* :class:`nvfp4rt.ops.dual_gemm_cluster.DualGemmClusterPlan` (m > 256, or m > 128 with k > 4096): A
+  decoded once per call by a prepass, 256-row tiles (m64n256k16) shared by clusters of CTAs through
+  TMA multicast, the same B1/B2 warpgroup split and epilogue.
 
 GPUs other than compute capability 9.0 raise :class:`NotImplementedError` before any launch: a
 faithful fallback would need the two GEMMs in fp32 (the mma GEMM stores fp16, and rounding h1 and
@@ -38,7 +44,7 @@ from ._args import positive_int, finite_float, device_ptr
 __all__ = ["dual_gemm_silu", "dual_gemm_silu_raw", "plan_dual_gemm_silu", "raw_dual_problem", "DualGemmLayout",
            "DualGemmPlan", "DualGeometry", "dual_geometry", "tile_contributors", "workspace_slot", "shared_bytes",
            "TILE_M", "TILE_N", "STAGE_K", "K_MULTIPLE", "WGMMA_DEPTHS", "kernel_constants", "operands_normal",
-           "DualOperands", "variant_for", "CLUSTER_MIN_M"]
+           "DualOperands", "variant_for", "CLUSTER_MIN_M", "CLUSTER_MIN_K_ONE_M_TILE"]
 
 _KERNEL_FILE = "dual_gemm_nvfp4_wgmma.ptx"
 _ENTRY = "nvfp4_dual_gemm_silu_wgmma"
@@ -414,17 +420,23 @@ class DualGemmPlan(DualOperands):
 
 # ----------------------------------------------------------------------------- public API
 
-#: m above which the cluster kernel (256-row tiles, A decoded once) is chosen; at or below it a 256-row
-#: tile would be at least half empty and the first kernel's 128-row tiles are used
+#: m above which the cluster kernel (256-row tiles, A decoded once) is considered; at or below it a
+#: 256-row tile would be at least half empty and the first kernel's 128-row tiles are used
 CLUSTER_MIN_M = 128
+#: with one 256-row m tile (m <= 256) the cluster kernel has only ceil(n/64) CTA tiles, so it fills the GPU
+#: by splitting k, and each extra contributor's partial costs about 5 us (H200, docs/dual_gemm.md); it is
+#: chosen there only for k above this (256x4096x7168: 65.4 vs 68.1 us; 256x3072x4096: 47.9 vs 40.5 us)
+CLUSTER_MIN_K_ONE_M_TILE = 4096
 
 
 def variant_for(m, n, k, l, layout=None, alpha1: float = 1.0, alpha2: float = 1.0) -> str:
-    """``"wgmma_cluster"`` (nvfp4rt.ops.dual_gemm_cluster) for m > CLUSTER_MIN_M when it supports the
-    problem (alphas whose 2^28 multiple fits fp32), else ``"wgmma"`` (this module's :class:`DualGemmPlan`)."""
+    """``"wgmma_cluster"`` (nvfp4rt.ops.dual_gemm_cluster) for m > 256, or m > 128 with k > 4096, when it
+    supports the problem (alphas whose 2^28 multiple fits fp32); else ``"wgmma"`` (:class:`DualGemmPlan`).
+    The thresholds are measured crossovers (CLUSTER_MIN_M, CLUSTER_MIN_K_ONE_M_TILE)."""
     from . import dual_gemm_cluster
 
-    if m > CLUSTER_MIN_M and dual_gemm_cluster.supports(m, n, k, l, layout, alpha1, alpha2):
+    big_enough = m > dual_gemm_cluster.TILE_M or (m > CLUSTER_MIN_M and k > CLUSTER_MIN_K_ONE_M_TILE)
+    if big_enough and dual_gemm_cluster.supports(m, n, k, l, layout, alpha1, alpha2):
         return "wgmma_cluster"
     return "wgmma"
 

@@ -11,8 +11,8 @@ Two launches per call, on one stream:
    GPU, silu * mul in the epilogue.
 
 :class:`DualGemmClusterPlan` has the call signature of :class:`nvfp4rt.ops.dual_gemm.DualGemmPlan`;
-:func:`supports` says whether it can run a problem, and ``nvfp4rt.ops.dual_gemm`` chooses it for
-m > 128 (a 256-row tile would be half empty below that; the first dual kernel's tiles are 128 rows).
+:func:`supports` says whether it can run a problem; ``nvfp4rt.ops.dual_gemm.variant_for`` chooses it
+for m > 256, or m > 128 with k > 4096 (measured crossovers against the first kernel's 128-row tiles).
 """
 from __future__ import annotations
 
