@@ -192,6 +192,14 @@ HEADER = f"""\
 //   tile, zero before the first launch, left zero); m, n; k_stages = ceil(k/256); m_tiles; n_tiles
 //   (cluster tiles); total_units; units_per_cta (per cluster); num_stages; alpha1, alpha2 (times 2^28:
 //   the operands carry 2^-14 each).
+//
+// MEASURED (H200, docs/dual_gemm.md and docs/device-logs/2026-11-21-session4/; us, L2 cleared, for
+//   256x4096x7168 / 512x4096x7168 / 256x3072x4096 / 512x3072x7168): CLUSTER=2 65.5 / 102.7 / 47.9 / 95.4
+//   (first dual kernel 68.3 / 140.3 / 40.6 / 107.7; cuBLAS fp16 best path 70.5 / 114.3 / 47.1 / 91.2);
+//   CLUSTER=4 75.9 / 124.6 / 50.5 / 103.6 (30 clusters of 4 fit).  A k256 unit costs 3.4-3.6 us per CTA;
+//   the unsplit 512x4096 shape runs at 78% of the fp16 ceiling.  Each extra stream-K contributor costs
+//   about 5 us at the end (reduction reads), the epilogue 4-6 us per tile; an epilogue that splits the
+//   silu work over both warpgroups measured the same and spilled, so it is not used.
 """
 
 SIGNATURE = f"""
