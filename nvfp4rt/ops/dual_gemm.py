@@ -246,6 +246,21 @@ class DualOperands:
     A plan sets ``geometry`` (with ``k``, ``l``, ``k_stages``), ``layout``, ``device``, ``m``, ``n``, ``k``,
     ``l`` and calls :meth:`_init_operands`."""
 
+    def _setup_problem(self, m, n, k, l, layout, device):
+        """Set ``layout`` (default: contiguous; checked) and ``device`` (resolved, Hopper, activated);
+        return the device properties."""
+        self.layout = DualGemmLayout.contiguous(m, n, k, l) if layout is None else layout
+        why = layout_problem(m, n, k, l, self.layout)
+        if why:
+            raise (TypeError if not isinstance(self.layout, DualGemmLayout) else ValueError)(why)
+        dev = device if device is not None else driver.device()
+        if isinstance(dev, int) and not isinstance(dev, bool):
+            dev = driver.device(dev)
+        self.device = dev
+        _require_hopper(dev)
+        dev.activate()
+        return dev.properties
+
     def _init_operands(self) -> None:
         lay, l = self.layout, self.l
         self._sf_pitch = self.geometry.k_stages * 16
@@ -362,17 +377,8 @@ class DualGemmPlan(DualOperands):
         self.alpha1, self.alpha2 = finite_float("alpha1", alpha1), finite_float("alpha2", alpha2)
         self.normal_operands = operands_normal((self.alpha1, self.alpha2), normal_operands)
         dual_geometry(m, n, k, l, 1, stages=stages, units_per_cta=units_per_cta)  # validate first
-        self.layout = DualGemmLayout.contiguous(m, n, k, l) if layout is None else layout
-        why = layout_problem(m, n, k, l, self.layout)
-        if why:
-            raise (TypeError if not isinstance(self.layout, DualGemmLayout) else ValueError)(why)
-        dev = device if device is not None else driver.device()
-        if isinstance(dev, int) and not isinstance(dev, bool):
-            dev = driver.device(dev)
-        self.device = dev
-        _require_hopper(dev)
-        dev.activate()
-        props = dev.properties
+        props = self._setup_problem(m, n, k, l, layout, device)
+        dev = self.device
         self.geometry = g = dual_geometry(m, n, k, l, props.sm_count, stages=stages, units_per_cta=units_per_cta)
         self.m, self.n, self.k, self.l = g.m, g.n, g.k, g.l
         if g.shared_mem > props.max_shared_per_block_optin:

@@ -25,8 +25,8 @@ from .. import driver
 from ..launch import Pointer
 from ..ptxsource import ptx_dir
 from ._args import finite_float, positive_int
-from .dual_gemm import (DualGemmLayout, DualOperands, K_MULTIPLE, STAGE_K, _DATA, _require_hopper,
-                        layout_problem)
+from .dual_gemm import DualGemmLayout, DualOperands, K_MULTIPLE, STAGE_K, layout_problem
+from .gemm_wgmma_cluster import GemmClusterGeometry
 
 __all__ = ["DualGemmClusterPlan", "DualClusterGeometry", "dual_cluster_geometry", "supports", "shared_bytes",
            "kernel_constants", "CLUSTER_SIZES", "A_BUFS_CHOICES", "TILE_M", "TILE_N"]
@@ -61,36 +61,14 @@ def shared_bytes(num_stages: int, a_bufs: int) -> int:
 
 
 @dataclass(frozen=True)
-class DualClusterGeometry:
+class DualClusterGeometry(GemmClusterGeometry):
     """How the kernel splits a dual GEMM: units are k256 stages of cluster tiles (``cluster`` CTA tiles of
-    256 m x 64 n, side by side along n)."""
-
-    m: int
-    n: int
-    k: int
-    l: int
-    cluster: int
-    m_tiles: int
-    n_tiles: int  # cluster tiles along n (64 * cluster columns each)
-    k_stages: int
-    units: int
-    units_per_cluster: int
-    clusters: int
-    num_stages: int
-    a_bufs: int
+    256 m x 64 n, side by side along n).  The cluster GEMM's geometry (grid, tiles, counters, contributors)
+    with this kernel's tile, workspace and shared memory."""
 
     @property
-    def grid(self) -> int:
-        return self.clusters * self.cluster
-
-    @property
-    def tiles(self) -> int:
-        """Cluster tiles."""
-        return self.l * self.m_tiles * self.n_tiles
-
-    @property
-    def counters(self) -> int:
-        return self.tiles * self.cluster
+    def tile_n(self) -> int:
+        return TILE_N
 
     @property
     def workspace_bytes(self) -> int:
@@ -99,11 +77,6 @@ class DualClusterGeometry:
     @property
     def shared_mem(self) -> int:
         return shared_bytes(self.num_stages, self.a_bufs)
-
-    def contributors(self, tile: int) -> range:
-        """The clusters whose unit runs touch cluster tile ``tile``, in the reduction's order."""
-        first = tile * self.k_stages
-        return range(first // self.units_per_cluster, (first + self.k_stages - 1) // self.units_per_cluster + 1)
 
     def tile_coords(self, tile: int, rank: int) -> tuple:
         """(batch, m0, n0) of rank ``rank``'s CTA tile of cluster tile ``tile`` (as the kernel decodes it)."""
@@ -198,17 +171,8 @@ class DualGemmClusterPlan(DualOperands):
         probe = dual_cluster_geometry(m, n, k, l, 1, cluster=cluster, stages=stages, a_bufs=a_bufs,
                                       units_per_cluster=units_per_cluster)
         self.constants = kernel_constants(probe.cluster, probe.a_bufs)
-        self.layout = DualGemmLayout.contiguous(m, n, k, l) if layout is None else layout
-        why = layout_problem(m, n, k, l, self.layout)
-        if why:
-            raise (TypeError if not isinstance(self.layout, DualGemmLayout) else ValueError)(why)
-        dev = device if device is not None else driver.device()
-        if isinstance(dev, int) and not isinstance(dev, bool):
-            dev = driver.device(dev)
-        self.device = dev
-        _require_hopper(dev)
-        dev.activate()
-        props = dev.properties
+        props = self._setup_problem(m, n, k, l, layout, device)
+        dev = self.device
         if probe.shared_mem > props.max_shared_per_block_optin:
             raise ValueError(f"stages={probe.num_stages}, a_bufs={probe.a_bufs} need {probe.shared_mem} bytes of "
                              f"shared memory; the device allows {props.max_shared_per_block_optin}")
