@@ -368,11 +368,9 @@ def test_variants_match_float64_reference(m, n, k, l, kwargs):
 @requires_gpu
 @pytest.mark.parametrize("upc", [1, 5, 1000])
 def test_split_choice_does_not_change_the_result(upc):
-    res, plan, dev, c = _case(300, 640, 2048, 1, "wide", units_per_cluster=upc)
-    assert res.ok, res.report()
-    first = c.numpy().copy()
-    plan.run(dev["a"], dev["b1"], dev["b2"], dev["sfa"], dev["sfb1"], dev["sfb2"], c)
-    assert np.array_equal(first.view(np.uint16), c.numpy().view(np.uint16))
+    from test_dual_gemm import assert_correct_and_repeatable
+
+    assert_correct_and_repeatable(*_case(300, 640, 2048, 1, "wide", units_per_cluster=upc))
 
 
 @pytest.mark.gpu
