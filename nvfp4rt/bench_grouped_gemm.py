@@ -8,7 +8,9 @@ cleared, TFLOP/s (sum of 2mnk) and the percentage of the same-run fp16 ceiling. 
 
 * ``nvfp4rt_gemm_per_group``: :func:`nvfp4rt.gemm_raw` once per group (the issue's 1.5x bar);
 * ``cublas_fp16_per_group``: one cuBLAS fp16 ``torch.matmul`` per group on operands dequantised
-  beforehand.
+  beforehand;
+* ``nvfp4rt_first_grouped_kernel``: ptx/grouped_gemm_nvfp4_wgmma.ptx (A decoded in every CTA, 128-row
+  tiles) through its own plan, when the op layer chose the cluster kernel.
 """
 from __future__ import annotations
 
@@ -108,6 +110,13 @@ class GroupedGemmBench(OpBench):
                 gemm_raw(*v, stream=state.stream)
 
         peers = {"nvfp4rt_gemm_per_group": Peer(per_group_gemm, "nvfp4rt")}
+        from .ops import grouped_gemm as GG
+
+        if GG.variant_for(state.shapes) != "wgmma":
+            layouts = [GG._raw_groups([v])[0][3] for v in state.views]
+            first = GG.plan_grouped_gemm(state.shapes, layouts=layouts, variant="wgmma")
+            state.torch_cache["first_plan"] = first
+            peers["nvfp4rt_first_grouped_kernel"] = Peer(lambda: first(state.views, stream=state.stream), "nvfp4rt")
         torch = torch_with_cuda()
         if torch is None:
             return peers

@@ -98,8 +98,8 @@ def test_reference_refuses_non_byte_arrays():
 
 def test_kernel_file_is_ascii_with_the_header_and_the_contract_signature():
     PTX.encode("ascii")
-    assert PTX.splitlines()[0] == "// nvfp4rt: targets=sm_90a constants=NORMAL_OPERANDS=0"
-    sig = parse_entries(render(PTX, "sm_90a", {"NORMAL_OPERANDS": 0}))["nvfp4_decode_a16"]
+    assert PTX.splitlines()[0] == "// nvfp4rt: targets=sm_90a constants=NORMAL_OPERANDS=0,GROUPED=0"
+    sig = parse_entries(render(PTX, "sm_90a", {"NORMAL_OPERANDS": 0, "GROUPED": 0}))["nvfp4_decode_a16"]
     assert [(p.name, p.ptx_type, p.is_pointer_hint) for p in sig.params] == [
         ("p_a", "u64", True), ("p_sfa", "u64", True), ("p_out", "u64", True), ("a_row", "u64", False),
         ("a_batch", "u64", False), ("sfa_row", "u64", False), ("sfa_batch", "u64", False), ("m", "u32", False),
@@ -112,7 +112,7 @@ def _code(text):
 
 @pytest.mark.parametrize("normal", [0, 1])
 def test_renders_with_pdl_trigger_first_and_the_2_14_multiply_only_when_normal(normal):
-    code = _code(render(PTX, "sm_90a", {"NORMAL_OPERANDS": normal}))
+    code = _code(render(PTX, "sm_90a", {"NORMAL_OPERANDS": normal, "GROUPED": 0}))
     body = [ln for ln in code[code.index("{") + 1:] if not ln.startswith(".reg")]
     assert body[0] == "griddepcontrol.launch_dependents;"
     wait = body.index("griddepcontrol.wait;")
@@ -153,7 +153,7 @@ _HAVE_PTXAS = __import__("nvfp4rt.assemble", fromlist=["find_ptxas"]).find_ptxas
 def test_kernel_assembles_without_spills_in_32_registers(normal):
     from nvfp4rt.assemble import assemble
 
-    fn = assemble(KERNEL, "sm_90a", {"NORMAL_OPERANDS": normal}).functions["nvfp4_decode_a16"]
+    fn = assemble(KERNEL, "sm_90a", {"NORMAL_OPERANDS": normal, "GROUPED": 0}).functions["nvfp4_decode_a16"]
     assert not fn.spills and fn.stack_frame == 0 and fn.local_bytes == 0
     assert fn.registers <= 32  # 8 CTAs x 256 threads per SM (.minnctapersm 8)
 
@@ -362,6 +362,8 @@ class _Interp:
                 r[args[0]] = v(1)
             elif op == "mov.u32":
                 r[args[0]] = v(1) & m32
+            elif op == "mov.u64":
+                r[args[0]] = v(1) % 2**64
             elif op == "mov.b32":
                 if args[0].startswith("{"):  # unpack a b32 into two b16
                     lo, hi = args[0].strip("{}").split(", ")
@@ -413,11 +415,19 @@ class _Interp:
                 lo = b16(f16(a & 0xFFFF) * f16(b & 0xFFFF))
                 hi = b16(f16(a >> 16) * f16(b >> 16))
                 r[args[0]] = lo | (hi << 16)
-            elif op in ("ld.global.nc.v4.b32", "ld.global.nc.u8"):
+            elif op in ("ld.global.nc.v4.b32", "ld.global.nc.u8", "ld.global.nc.u32", "ld.global.nc.v2.u32",
+                        "ld.global.nc.v2.u64"):
                 base, _, off = args[1].strip("[]").partition("+")
                 addr = r[base] + (int(off) if off else 0)
                 if op == "ld.global.nc.u8":
                     r[args[0]] = int(mem[addr])
+                elif op in ("ld.global.nc.u32", "ld.global.nc.v2.u32", "ld.global.nc.v2.u64"):
+                    size = 8 if op.endswith("u64") else 4
+                    names = args[0].strip("{}").split(", ")
+                    assert addr % (size * len(names)) == 0, hex(addr)
+                    vals = mem[addr:addr + size * len(names)].view(np.uint64 if size == 8 else np.uint32)
+                    for name, w in zip(names, vals):
+                        r[name] = int(w)
                 else:
                     assert addr % 16 == 0, hex(addr)
                     words = mem[addr:addr + 16].view(np.uint32)
@@ -450,10 +460,50 @@ def test_the_ptx_interpreted_writes_the_reference(normal):
     mem[base_sf:base_sf + (l - 1) * sfa_batch + (m - 1) * sfa_row + k // 16] = _placed(sfa, sfa_row, sfa_batch)
     params = dict(p_a=base_a, p_sfa=base_sf, p_out=base_out, a_row=a_row, a_batch=a_batch, sfa_row=sfa_row,
                   sfa_batch=sfa_batch, m=m, k=k, l=l)
-    interp = _Interp(render(PTX, "sm_90a", {"NORMAL_OPERANDS": normal}), params, mem)
+    interp = _Interp(render(PTX, "sm_90a", {"NORMAL_OPERANDS": normal, "GROUPED": 0}), params, mem)
     for tid in range(D.THREADS):
         interp.run(tid, 0, 1)
     got = mem[base_out:base_out + 2 * l * m * k].view(np.uint16).reshape(l, m, k)
     want = D.a16_reference(a, sfa, normal_operands=bool(normal)).view(np.uint16)
     assert np.array_equal(got, want)
     assert (mem[base_out + 2 * l * m * k:] == 0xA5).all()  # nothing past A16
+
+
+def test_the_grouped_ptx_interpreted_writes_every_groups_reference():
+    """GROUPED=1 on the kernel's own text: three groups with their own k, padded strides and odd scale
+    bases, a grid of 1 CTA (each thread walks the table across groups); every group's A16 lands at
+    its offset, bit for bit, and nothing past the last."""
+    rng = np.random.default_rng()
+    shapes = [(12, 64), (20, 192), (36, 128)]  # 24 + 120 + 144 = 288 items > 256 threads
+    table_at, base_out = 0x100, 0x40000
+    dec = D.GroupedDecodeA16.__new__(D.GroupedDecodeA16)
+    starts, items = [], 0
+    for m, k in shapes:
+        starts.append(items)
+        items += m * k // 32
+    dec.shapes, dec.item_starts, dec.items = shapes, tuple(starts), items
+    mem = np.full(base_out + 64 * items + 64, 0xA5, np.uint8)
+    a_ptrs, sf_ptrs, a_rows, sf_rows, wants, at = [], [], [], [], [], 0x2000
+    for m, k in shapes:
+        a, sfa = _random_a(rng, (1, m), k)
+        a_row, sfa_row = k // 2 + 16, k // 16 + 3
+        mem[at:at + (m - 1) * a_row + k // 2] = _placed(a, a_row, 0)
+        a_ptrs.append(at)
+        at += m * a_row + 48
+        mem[at + 1:at + 1 + (m - 1) * sfa_row + k // 16] = _placed(sfa, sfa_row, 0)
+        sf_ptrs.append(at + 1)
+        at = (at + m * sfa_row + 64 + 15) // 16 * 16
+        a_rows.append(a_row)
+        sf_rows.append(sfa_row)
+        wants.append(D.a16_reference(a, sfa).view(np.uint16)[0])
+    assert at < base_out
+    table = dec.table(a_ptrs, sf_ptrs, a_rows, sf_rows).view(np.uint8).ravel()
+    mem[table_at:table_at + table.size] = table
+    interp = _Interp(render(PTX, "sm_90a", {"NORMAL_OPERANDS": 0, "GROUPED": 1}),
+                     dict(p_table=table_at, p_out=base_out, total_items=items), mem)
+    for tid in range(D.THREADS):
+        interp.run(tid, 0, 1)
+    for g, ((m, k), want) in enumerate(zip(shapes, wants)):
+        off = base_out + 64 * starts[g]
+        assert np.array_equal(mem[off:off + 2 * m * k].view(np.uint16).reshape(m, k), want), f"group {g}"
+    assert (mem[base_out + 64 * items:] == 0xA5).all()

@@ -124,8 +124,9 @@ def test_tensor_map_buffer_order_matches_the_producer():
     import inspect
 
     src = inspect.getsource(GG.GroupedGemmPlan.run)
-    assert 'maps = [self._map(i, "a", p[0], False), self._map(i, "b", p[1], False)]' in src
-    assert '((2, "sfa"), (3, "sfb"))' in src
+    assert ('maps = [self._map(i, "a", p[0], False), self._map(i, "b", p[1], False),\n'
+            '                        self._scale_map(i, "sfa", p[2], handle), self._scale_map(i, "sfb", p[3], handle)]'
+            ) in src
     assert text.count("fence.proxy.tensormap::generic.acquire.gpu") == 4
 
 

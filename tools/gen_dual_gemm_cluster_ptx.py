@@ -260,7 +260,7 @@ SIGNATURE = f"""
     .reg .f32   %acc<{ACC}>;
 """
 
-PROLOGUE = f"""
+PARAMETERS = f"""
     // ------------------------------------------------------------------ parameters
     ld.param.u32 %m, [m];
     ld.param.u32 %n, [n];
@@ -279,6 +279,10 @@ PROLOGUE = f"""
     add.u32 %u_end, %u, %upc;
     min.u32 %u_end, %u_end, %units;
 
+"""
+
+#: the shared-memory carve-up, barrier init and role split (the grouped generator uses it too)
+CARVE_UP = f"""\
     // ------------------------------------------------------------------ shared-memory carve-up
     // every base the main loop uses is a constant offset from %sm (ptxas rematerialises them instead of
     // holding five more registers next to 128 accumulators: the GEMM's layout spilled 4 bytes here)
@@ -293,7 +297,7 @@ PROLOGUE = f"""
     add.u32 %sm_a16, %base, 1024;             // A_BUFS a16 buffers of {A16_BUF // 1024} KB
     add.u32 %sm, %sm_a16, {{{{A_BUFS}}}}*{A16_BUF};  // the ring: S slots of {STAGE_BYTES} bytes (18 x 1024)
     mul.lo.u32 %tmp, %S, {STAGE_BYTES};
-    add.u32 %sm_c, %sm, %tmp;                 // region X: the h1 exchange, then the fp16 staging tile
+    add.u32 %sm_c, %sm, %tmp;                 // region X: the epilogue's (see EPILOGUE in the header)
 
     // ------------------------------------------------------------------ barriers: thread 0 inits them
     setp.ne.u32 %p_lead, %thread, 0;
@@ -326,6 +330,9 @@ INIT_DONE:
     @%p_lead bra PRODUCERS;
     setmaxnreg.inc.sync.aligned.u32 232;      // 128 x 40 (producers) + 256 x 232 <= 65536 registers
 
+"""
+
+PROLOGUE = PARAMETERS + CARVE_UP + """\
     // ================================================================== consumers (warpgroups 1, 2)
     // ---- setup and unit loop: the cluster GEMM's (see the header), warpgroup 0 = B1, warpgroup 1 = B2
 """

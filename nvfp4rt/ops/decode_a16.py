@@ -34,7 +34,7 @@ from ..nvfp4 import E4M3, decode_scales, fp4_values, unpack_fp4_codes
 from ..ptxsource import ptx_dir
 from ._args import device_ptr, positive_int
 
-__all__ = ["DecodeA16Plan", "a16_reference", "a16_k_order", "decode_grid", "K_MULTIPLE", "THREADS",
+__all__ = ["DecodeA16Plan", "GroupedDecodeA16", "a16_reference", "a16_k_order", "decode_grid", "K_MULTIPLE", "THREADS",
            "CTAS_PER_SM"]
 
 _KERNEL_FILE = "nvfp4_decode_a16.ptx"
@@ -118,7 +118,7 @@ def _kernel(ordinal: int, normal_operands: bool):
     from ..module import load
 
     return load(ptx_dir() / _KERNEL_FILE, device=driver.Device(ordinal), target="sm_90a",
-                constants={"NORMAL_OPERANDS": int(normal_operands)}).kernel(_ENTRY)
+                constants={"NORMAL_OPERANDS": int(normal_operands), "GROUPED": 0}).kernel(_ENTRY)
 
 
 class DecodeA16Plan:
@@ -226,3 +226,74 @@ class DecodeA16Plan:
         return (f"<DecodeA16Plan m={self.m} k={self.k} l={self.l} grid={self.grid}"
                 + (" normal_operands" if self.normal_operands else "")
                 + (" programmatic" if self.programmatic else "") + ">")
+
+
+#: bytes per entry of the grouped decode's table (the PTX header's GROUPED=1 section)
+GROUPED_TABLE_ENTRY = 64
+
+
+@lru_cache(maxsize=None)
+def _grouped_kernel(ordinal: int):
+    from ..module import load
+
+    return load(ptx_dir() / _KERNEL_FILE, device=driver.Device(ordinal), target="sm_90a",
+                constants={"NORMAL_OPERANDS": 0, "GROUPED": 1}).kernel(_ENTRY)
+
+
+class GroupedDecodeA16:
+    """Decode every group's A into one A16 buffer in ONE launch (the kernel's GROUPED=1 form).
+
+    ``GroupedDecodeA16(shapes, *, device=None)`` with ``shapes`` a list of ``(m, k)``: group g's A16
+    ``[m_g][k_g]`` fp16 sits at byte ``offsets[g]`` of the buffer (``out_bytes`` in all), the groups back to
+    back.  :meth:`table` builds the device table for the groups' ``(a, sfa)`` pointers and row strides;
+    :meth:`launch` runs the decode from a table already on the device (the caller uploads it).  Values are
+    ``e2m1 * scale * 2^-14`` (the GEMMs' subnormal operands), in :func:`a16_k_order` within each k32 piece.
+    """
+
+    def __init__(self, shapes, *, device=None):
+        shapes = [tuple(s) for s in shapes]
+        if not shapes:
+            raise ValueError("shapes must hold at least one (m, k)")
+        starts, items = [], 0
+        for i, s in enumerate(shapes):
+            if len(s) != 2:
+                raise ValueError(f"shapes[{i}] must be (m, k), got {s!r}")
+            m, k = positive_int(f"shapes[{i}] m", s[0]), positive_int(f"shapes[{i}] k", s[1])
+            if k % K_MULTIPLE:
+                raise ValueError(f"shapes[{i}]: k must be a multiple of {K_MULTIPLE}, got {k}")
+            starts.append(items)
+            items += m * (k // _PIECE_K)
+        if items >= _MAX_ITEMS:
+            raise ValueError(f"{items} work items do not fit the kernel's 32-bit index (at most {_MAX_ITEMS - 1})")
+        self.shapes = [(int(m), int(k)) for m, k in shapes]
+        self.item_starts, self.items = tuple(starts), items
+        self.offsets = tuple(64 * s for s in starts)
+        self.out_bytes = 64 * items
+        dev = device if device is not None else driver.device()
+        if tuple(dev.compute_capability) != (9, 0):
+            raise ValueError(f"device: nvfp4_decode_a16 is sm_90a only (Hopper); {dev.properties.name} is not")
+        self.device = dev
+        self.grid = decode_grid(items, dev.properties.sm_count)
+        self.kernel = _grouped_kernel(dev.ordinal)
+        self._launch = None
+
+    def table(self, a_ptrs, sfa_ptrs, a_rows, sfa_rows) -> np.ndarray:
+        """The (G + 1) x 64-byte table for these pointers and row strides (bytes)."""
+        G = len(self.shapes)
+        t = np.zeros((G + 1, GROUPED_TABLE_ENTRY // 8), dtype=np.uint64)
+        words = t.view(np.uint32)
+        for g, (m, k) in enumerate(self.shapes):
+            words[g, 0], words[g, 1] = self.item_starts[g], k // _PIECE_K
+            t[g, 2:6] = (a_ptrs[g], sfa_ptrs[g], a_rows[g], sfa_rows[g])
+        words[G, 0] = self.items
+        return t
+
+    def launch(self, table_ptr: int, out_ptr: int, stream_handle) -> None:
+        if self._launch is None:
+            self._launch = self.kernel.prepare(Pointer(table_ptr), Pointer(out_ptr), self.items, grid=self.grid,
+                                               block=THREADS, stream=stream_handle)
+        else:
+            self._launch.set("p_table", Pointer(table_ptr))
+            self._launch.set("p_out", Pointer(out_ptr))
+            self._launch.set_stream(stream_handle)
+        self._launch.launch()

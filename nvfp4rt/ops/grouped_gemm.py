@@ -38,7 +38,7 @@ from ._args import positive_int
 __all__ = ["grouped_gemm", "grouped_gemm_raw", "plan_grouped_gemm", "GroupedGemmPlan", "GroupedGeometry",
            "grouped_geometry", "build_table", "tile_contributors", "workspace_slot", "find_group", "TILE",
            "STAGE_K", "K_MULTIPLE", "TABLE_ENTRY_BYTES", "TMAPS_PER_GROUP_BYTES", "WGMMA_DEPTHS", "kernel_constants",
-           "operands_normal", "shared_bytes"]
+           "operands_normal", "shared_bytes", "GroupedOperands", "VARIANTS", "variant_for", "CLUSTER_MIN_UNITS"]
 
 _KERNEL_FILE = "grouped_gemm_nvfp4_wgmma.ptx"
 _ENTRY = "nvfp4_grouped_gemm_wgmma"
@@ -232,34 +232,17 @@ def _check_group_layout(i, m, n, k, lay):
         raise ValueError(f"group {i}: c_row must be at least n = {n} elements")
 
 
-class GroupedGemmPlan:
-    """A grouped GEMM of fixed shapes and layouts on one Hopper device.
+class GroupedOperands:
+    """What both grouped plans do with their groups: validate shapes, layouts and device at construction;
+    per call, check the ``(a, b, sfa, sfb, c)`` pointers and alphas, keep one tensor map per group and
+    operand (re-pointed when a buffer moves, see :meth:`map_spec`), pad scale rows TMA cannot read in
+    place, and copy the problem table and maps to the device when they changed."""
 
-    ``GroupedGemmPlan(shapes, layouts=None, *, device=None, stages=None, units_per_cta=None)``;
-    ``plan(groups, alphas=None, stream=None)`` with ``groups`` a list of ``(a, b, sfa, sfb, c)``
-    (objects with an int ``.ptr``; layouts as given, default contiguous) and ``alphas`` one float
-    per group (default 1).  The workspace, counters, table and map buffer belong to the plan:
-    calls of one plan must not overlap on different streams.
-
-    ``normal_operands=False`` (the default, as in the wgmma GEMM) runs the variant whose decoded
-    operands carry an extra 2^-14 (exact fp16 subnormals) with alpha * 2^28 in the table; a call whose
-    alphas would overflow fp32 that way runs the normal-operand variant (:func:`operands_normal`,
-    loaded on first need).  ``wgmma_depth=3`` keeps three wgmma groups in flight per consumer.
-    """
-
-    def __init__(self, shapes, layouts=None, *, device=None, stages: int | None = None,
-                 units_per_cta: int | None = None, normal_operands: bool = False, wgmma_depth: int = 1):
+    def _setup_groups(self, shapes, layouts, device, *, geometry_check):
         from .gemm import GemmLayout
 
-        if not isinstance(normal_operands, bool):
-            raise TypeError(f"normal_operands must be a bool, got {type(normal_operands).__name__}")
-        if isinstance(wgmma_depth, bool) or not isinstance(wgmma_depth, (int, np.integer)):
-            raise TypeError(f"wgmma_depth must be an int, got {type(wgmma_depth).__name__}")
-        kernel_constants(False, int(wgmma_depth))  # validates the depth
-        self.wgmma_depth = int(wgmma_depth)
-        self.normal_operands = normal_operands
         shapes = [tuple(int(v) for v in s) if isinstance(s, (tuple, list)) else s for s in shapes]
-        grouped_geometry(shapes, 1, stages=stages, units_per_cta=units_per_cta)  # validate first
+        geometry_check(shapes)  # validate the shapes first
         self.shapes = shapes
         if layouts is None:
             layouts = [GemmLayout.contiguous(m, n, k, 1) for m, n, k in shapes]
@@ -275,66 +258,77 @@ class GroupedGemmPlan:
         self.device = dev
         if tuple(dev.compute_capability) != (9, 0):
             major, minor = dev.compute_capability
-            raise NotImplementedError(f"the one-launch grouped GEMM kernel is sm_90a (Hopper) only; "
+            raise NotImplementedError(f"the one-launch grouped GEMM kernels are sm_90a (Hopper) only; "
                                       f"{dev.properties.name} is {major}.{minor} (grouped_gemm falls back to one "
                                       "gemm per group there)")
         dev.activate()
-        props = dev.properties
-        self.geometry = g = grouped_geometry(shapes, props.sm_count, stages=stages, units_per_cta=units_per_cta)
-        self.shared_mem = shared_bytes(g.num_stages, self.wgmma_depth)
-        if self.shared_mem > props.max_shared_per_block_optin:
-            raise ValueError(f"stages={g.num_stages} (wgmma_depth={self.wgmma_depth}) needs {self.shared_mem} "
-                             f"bytes of shared memory; the device allows {props.max_shared_per_block_optin}")
-        self._launches: dict = {}  # normal_operands -> PreparedLaunch of that variant
-        self.kernel = self._variant(normal_operands)
-        from ..memory import DeviceAllocation
-
         G = len(shapes)
-        self._ws = DeviceAllocation(g.workspace_bytes, dev)
-        self._counters = DeviceAllocation(4 * g.tiles, dev)
-        driver.call("cuMemsetD32", self._counters.ptr, 0, g.tiles)
-        self._table = DeviceAllocation((G + 1) * TABLE_ENTRY_BYTES, dev)
-        self._tmap_buf = DeviceAllocation(G * TMAPS_PER_GROUP_BYTES, dev)
-        if self._tmap_buf.ptr % 64 or self._table.ptr % 16:
-            raise RuntimeError("device allocation not aligned for tensor maps")  # cuMemAlloc gives 256
         self._maps: list = [dict() for _ in range(G)]
         self._pads: dict = {}
-        self._host_maps = np.zeros(G * TMAPS_PER_GROUP_BYTES, dtype=np.uint8)
-        self._host_table = None
         self._uploaded_key = None
         self.uploads = 0  # how many times the table + maps went to the device (tests, docs)
-
-    def _variant(self, normal: bool):
-        kernel = _kernel(self.device.ordinal, bool(normal), self.wgmma_depth)
-        kernel.set_max_dynamic_shared(self.shared_mem)
-        return kernel
+        return dev.properties
 
     @property
     def flops(self) -> int:
         return sum(2 * m * n * k for m, n, k in self.shapes)
 
-    def map_spec(self, i: int, which: str, padded: bool = False):
-        m, n, k = self.shapes[i]
-        lay = self.layouts[i]
-        rows = m if which in ("a", "sfa") else n
-        if which in ("a", "b"):
-            return (1, rows, k // 2), (rows * getattr(lay, which + "_row"), getattr(lay, which + "_row")), \
-                (1, TILE, STAGE_K // 2), "128B"
-        pitch = -(-k // STAGE_K) * 16 if padded else getattr(lay, which + "_row")
-        inner = pitch if padded else k // 16
-        return (1, rows, inner), (rows * pitch, pitch), (1, TILE, STAGE_K // 16), "none"
+    def _alphas(self, alphas) -> list:
+        G = len(self.shapes)
+        if alphas is None:
+            return [1.0] * G
+        alphas = [float(x) for x in alphas]
+        if len(alphas) != G or not all(math.isfinite(x) for x in alphas):
+            raise ValueError(f"alphas must be {G} finite floats")
+        return alphas
 
-    def _map(self, i: int, which: str, ptr: int, padded: bool):
+    def _group_pointers(self, groups) -> list:
+        """``[(a, b, sfa, sfb, c)]`` -> their device pointers, checked (count, non-null, a/b/c alignment)."""
+        groups = list(groups)
+        G = len(self.shapes)
+        if len(groups) != G:
+            raise ValueError(f"groups has {len(groups)} entries; the plan was made for {G}")
+        ptrs = []
+        for i, grp in enumerate(groups):
+            if not isinstance(grp, (tuple, list)) or len(grp) != 5:
+                raise ValueError(f"groups[{i}] must be (a, b, sfa, sfb, c)")
+            p = []
+            for name, arr in zip(("a", "b", "sfa", "sfb", "c"), grp):
+                ptr = getattr(arr, "ptr", None)
+                if isinstance(ptr, bool) or not isinstance(ptr, (int, np.integer)) or ptr == 0:
+                    raise TypeError(f"groups[{i}].{name} must be a device array (non-null int .ptr)")
+                p.append(int(ptr))
+            for name, ptr, al in zip(("a", "b", "c"), (p[0], p[1], p[4]), (16, 16, 2)):
+                if ptr % al:
+                    raise ValueError(f"groups[{i}].{name} must be {al}-byte aligned (address 0x{ptr:x})")
+            ptrs.append(tuple(p))
+        return ptrs
+
+    def map_spec(self, i: int, which: str, padded: bool = False):
+        """(shape, strides, box, swizzle) of group ``i``'s map of operand ``which``."""
+        raise NotImplementedError
+
+    def _map(self, i: int, which: str, ptr: int, padded: bool, dtype: str = "uint8"):
         from ..tma import TensorMap
 
         key = (which, padded)
         tm = self._maps[i].get(key)
         if tm is None:
             shape, strides, box, swizzle = self.map_spec(i, which, padded)
-            tm = self._maps[i][key] = TensorMap(ptr, "uint8", shape, box, strides=strides, swizzle=swizzle)
+            tm = self._maps[i][key] = TensorMap(ptr, dtype, shape, box, strides=strides, swizzle=swizzle)
         elif tm.base != ptr:
             tm.repoint(ptr)
         return tm
+
+    def _scale_padded(self, i: int, which: str, ptr: int) -> bool:
+        """A scale tensor TMA cannot read in place (row pitch or base not a multiple of 16 bytes)."""
+        return getattr(self.layouts[i], which + "_row") % 16 != 0 or ptr % 16 != 0
+
+    def _scale_map(self, i: int, which: str, ptr: int, stream_handle):
+        """The map of group ``i``'s ``which`` scales, copying them to a padded buffer when needed."""
+        padded = self._scale_padded(i, which, ptr)
+        src = self._padded_scales(i, which, ptr, stream_handle) if padded else ptr
+        return self._map(i, which, src, padded)
 
     def _padded_scales(self, i: int, which: str, src: int, stream_handle) -> int:
         from ..memory import DeviceAllocation
@@ -358,63 +352,105 @@ class GroupedGemmPlan:
         driver.call("cuMemcpy2DAsync", cp, stream_handle)
         return buf.ptr
 
+    def _upload(self, key, uploads, stream_handle) -> None:
+        """Copy each (device allocation, host array) of ``uploads`` when ``key`` differs from the last upload's.
+        The host arrays are kept alive until the next upload (pageable copies are staged at once)."""
+        if key == self._uploaded_key:
+            return
+        self._inflight = [host for _, host in uploads]
+        for dst, host in uploads:
+            driver.call("cuMemcpyHtoDAsync", dst.ptr, host.ctypes.data, host.nbytes, stream_handle)
+        self._uploaded_key = key
+        self.uploads += 1
+
+
+class GroupedGemmPlan(GroupedOperands):
+    """A grouped GEMM of fixed shapes and layouts on one Hopper device.
+
+    ``GroupedGemmPlan(shapes, layouts=None, *, device=None, stages=None, units_per_cta=None)``;
+    ``plan(groups, alphas=None, stream=None)`` with ``groups`` a list of ``(a, b, sfa, sfb, c)``
+    (objects with an int ``.ptr``; layouts as given, default contiguous) and ``alphas`` one float
+    per group (default 1).  The workspace, counters, table and map buffer belong to the plan:
+    calls of one plan must not overlap on different streams.
+
+    ``normal_operands=False`` (the default, as in the wgmma GEMM) runs the variant whose decoded
+    operands carry an extra 2^-14 (exact fp16 subnormals) with alpha * 2^28 in the table; a call whose
+    alphas would overflow fp32 that way runs the normal-operand variant (:func:`operands_normal`,
+    loaded on first need).  ``wgmma_depth=3`` keeps three wgmma groups in flight per consumer.
+    """
+
+    variant = "wgmma"
+
+    def __init__(self, shapes, layouts=None, *, device=None, stages: int | None = None,
+                 units_per_cta: int | None = None, normal_operands: bool = False, wgmma_depth: int = 1):
+        if not isinstance(normal_operands, bool):
+            raise TypeError(f"normal_operands must be a bool, got {type(normal_operands).__name__}")
+        if isinstance(wgmma_depth, bool) or not isinstance(wgmma_depth, (int, np.integer)):
+            raise TypeError(f"wgmma_depth must be an int, got {type(wgmma_depth).__name__}")
+        kernel_constants(False, int(wgmma_depth))  # validates the depth
+        self.wgmma_depth = int(wgmma_depth)
+        self.normal_operands = normal_operands
+        props = self._setup_groups(shapes, layouts, device, geometry_check=lambda s: grouped_geometry(
+            s, 1, stages=stages, units_per_cta=units_per_cta))
+        dev, shapes = self.device, self.shapes
+        self.geometry = g = grouped_geometry(shapes, props.sm_count, stages=stages, units_per_cta=units_per_cta)
+        self.shared_mem = shared_bytes(g.num_stages, self.wgmma_depth)
+        if self.shared_mem > props.max_shared_per_block_optin:
+            raise ValueError(f"stages={g.num_stages} (wgmma_depth={self.wgmma_depth}) needs {self.shared_mem} "
+                             f"bytes of shared memory; the device allows {props.max_shared_per_block_optin}")
+        self._launches: dict = {}  # normal_operands -> PreparedLaunch of that variant
+        self.kernel = self._variant(normal_operands)
+        from ..memory import DeviceAllocation
+
+        G = len(shapes)
+        self._ws = DeviceAllocation(g.workspace_bytes, dev)
+        self._counters = DeviceAllocation(4 * g.tiles, dev)
+        driver.call("cuMemsetD32", self._counters.ptr, 0, g.tiles)
+        self._table = DeviceAllocation((G + 1) * TABLE_ENTRY_BYTES, dev)
+        self._tmap_buf = DeviceAllocation(G * TMAPS_PER_GROUP_BYTES, dev)
+        if self._tmap_buf.ptr % 64 or self._table.ptr % 16:
+            raise RuntimeError("device allocation not aligned for tensor maps")  # cuMemAlloc gives 256
+        self._host_maps = np.zeros(G * TMAPS_PER_GROUP_BYTES, dtype=np.uint8)
+
+    def _variant(self, normal: bool):
+        kernel = _kernel(self.device.ordinal, bool(normal), self.wgmma_depth)
+        kernel.set_max_dynamic_shared(self.shared_mem)
+        return kernel
+
+    def map_spec(self, i: int, which: str, padded: bool = False):
+        m, n, k = self.shapes[i]
+        lay = self.layouts[i]
+        rows = m if which in ("a", "sfa") else n
+        if which in ("a", "b"):
+            return (1, rows, k // 2), (rows * getattr(lay, which + "_row"), getattr(lay, which + "_row")), \
+                (1, TILE, STAGE_K // 2), "128B"
+        pitch = -(-k // STAGE_K) * 16 if padded else getattr(lay, which + "_row")
+        inner = pitch if padded else k // 16
+        return (1, rows, inner), (rows * pitch, pitch), (1, TILE, STAGE_K // 16), "none"
+
     def run(self, groups, alphas=None, stream=None):
         """Launch every group at once; returns the list of c."""
         from ..launch import _stream_handle
 
         groups = list(groups)
-        G = len(self.shapes)
-        if len(groups) != G:
-            raise ValueError(f"groups has {len(groups)} entries; the plan was made for {G}")
-        if alphas is None:
-            alphas = [1.0] * G
-        alphas = [float(x) for x in alphas]
-        if len(alphas) != G or not all(math.isfinite(x) for x in alphas):
-            raise ValueError(f"alphas must be {G} finite floats")
-        ptrs = []
-        for i, grp in enumerate(groups):
-            if not isinstance(grp, (tuple, list)) or len(grp) != 5:
-                raise ValueError(f"groups[{i}] must be (a, b, sfa, sfb, c)")
-            p = []
-            for name, arr in zip(("a", "b", "sfa", "sfb", "c"), grp):
-                ptr = getattr(arr, "ptr", None)
-                if isinstance(ptr, bool) or not isinstance(ptr, (int, np.integer)) or ptr == 0:
-                    raise TypeError(f"groups[{i}].{name} must be a device array (non-null int .ptr)")
-                p.append(int(ptr))
-            for name, ptr, al in zip(("a", "b", "c"), (p[0], p[1], p[4]), (16, 16, 2)):
-                if ptr % al:
-                    raise ValueError(f"groups[{i}].{name} must be {al}-byte aligned (address 0x{ptr:x})")
-            ptrs.append(tuple(p))
+        alphas = self._alphas(alphas)
+        ptrs = self._group_pointers(groups)
         handle = _stream_handle(stream, self.device)
         normal = operands_normal(alphas, self.normal_operands)
         scale = 1.0 if normal else 2.0**28
         key = (tuple(ptrs), tuple(alphas))
-        padded_any = False
-        for i, p in enumerate(ptrs):  # scale rows that TMA cannot read in place are copied every call
-            for j, which in ((2, "sfa"), (3, "sfb")):
-                if getattr(self.layouts[i], which + "_row") % 16 or p[j] % 16:
-                    padded_any = True
-        if key != self._uploaded_key or padded_any:
+        padded_any = any(self._scale_padded(i, w, p[j]) for i, p in enumerate(ptrs) for j, w in ((2, "sfa"), (3, "sfb")))
+        if key != self._uploaded_key or padded_any:  # padded scales are copied again every call
             for i, p in enumerate(ptrs):
-                maps = [self._map(i, "a", p[0], False), self._map(i, "b", p[1], False)]
-                for j, which in ((2, "sfa"), (3, "sfb")):
-                    padded = getattr(self.layouts[i], which + "_row") % 16 != 0 or p[j] % 16 != 0
-                    src = self._padded_scales(i, which, p[j], handle) if padded else p[j]
-                    maps.append(self._map(i, which, src, padded))
+                maps = [self._map(i, "a", p[0], False), self._map(i, "b", p[1], False),
+                        self._scale_map(i, "sfa", p[2], handle), self._scale_map(i, "sfb", p[3], handle)]
                 off = i * TMAPS_PER_GROUP_BYTES
                 self._host_maps[off:off + TMAPS_PER_GROUP_BYTES] = np.frombuffer(
                     b"".join(tm.bytes for tm in maps), dtype=np.uint8)
             if key != self._uploaded_key:
                 table = build_table(self.geometry, [p[4] for p in ptrs], [lay.c_row for lay in self.layouts],
                                     [a * scale for a in alphas])
-                self._host_table = table  # kept alive until the next upload (pageable: staged at once)
-                driver.call("cuMemcpyHtoDAsync", self._table.ptr, table.ctypes.data, table.nbytes, handle)
-                host_maps = self._host_maps.copy()
-                self._host_maps_inflight = host_maps
-                driver.call("cuMemcpyHtoDAsync", self._tmap_buf.ptr, host_maps.ctypes.data, host_maps.nbytes,
-                            handle)
-                self._uploaded_key = key
-                self.uploads += 1
+                self._upload(key, [(self._table, table), (self._tmap_buf, self._host_maps.copy())], handle)
         g = self.geometry
         launch = self._launches.get(normal)
         if launch is None:
@@ -440,21 +476,55 @@ class GroupedGemmPlan:
 
 # ----------------------------------------------------------------------------- public API
 
+#: plan variants: "wgmma" (the first grouped kernel), "wgmma_cluster" (A decoded once, 256-row tiles)
+VARIANTS = ("wgmma", "wgmma_cluster")
+
+
 @lru_cache(maxsize=32)
-def _cached_plan(shapes, layouts, ordinal):
+def _cached_plan(shapes, layouts, ordinal, variant):
+    if variant == "wgmma_cluster":
+        from .grouped_gemm_cluster import GroupedGemmClusterPlan
+
+        return GroupedGemmClusterPlan(list(shapes), list(layouts), device=driver.Device(ordinal))
     return GroupedGemmPlan(list(shapes), list(layouts), device=driver.Device(ordinal))
 
 
-def plan_grouped_gemm(shapes, *, layouts=None, device=None) -> GroupedGemmPlan:
-    """A cached :class:`GroupedGemmPlan` for ``shapes`` (list of (m, n, k)); layouts default contiguous."""
+#: the cluster kernel runs problems of at least this many of its units (k256 stages of 256 x 256 tiles).
+#: Measured on the H200 (docs/grouped_gemm.md): competition case 2 (1792 units) runs 94.5 us against the
+#: first kernel's 123.7, case 3 (576 units) 50.9 against 49.2; below ~16 units per cluster the stream-K
+#: splits, the decode prepass and the epilogue cost more than the 256-row tiles save.
+CLUSTER_MIN_UNITS = 1024
+
+
+def variant_for(shapes, alphas=None) -> str:
+    """The kernel a call runs: the cluster kernel for problems of at least CLUSTER_MIN_UNITS units whose
+    alphas fit it (|alpha| * 2^28 within fp32), else the first grouped kernel (which has a normal-operand
+    variant for large alphas)."""
+    from .grouped_gemm_cluster import alphas_fit, cluster_units
+
+    units = cluster_units(shapes)
+    if units is None or units < CLUSTER_MIN_UNITS or (alphas is not None and not alphas_fit(alphas)):
+        return "wgmma"
+    return "wgmma_cluster"
+
+
+def plan_grouped_gemm(shapes, *, layouts=None, device=None, variant: str = "auto"):
+    """A cached grouped plan for ``shapes`` (list of (m, n, k)); layouts default contiguous.
+
+    ``variant``: "auto" (:func:`variant_for` without alphas: the cluster kernel), "wgmma" or
+    "wgmma_cluster".  Both plans take the same call."""
     from .gemm import GemmLayout
 
     shapes = tuple(tuple(int(v) for v in s) if isinstance(s, (tuple, list)) else s for s in shapes)
     grouped_geometry(shapes, 1)
+    if variant == "auto":
+        variant = variant_for(shapes)
+    if variant not in VARIANTS:
+        raise ValueError(f"variant must be 'auto' or one of {VARIANTS}, got {variant!r}")
     if layouts is None:
         layouts = tuple(GemmLayout.contiguous(m, n, k, 1) for m, n, k in shapes)
     dev = device if device is not None else driver.device()
-    return _cached_plan(shapes, tuple(layouts), dev.ordinal)
+    return _cached_plan(shapes, tuple(layouts), dev.ordinal, variant)
 
 
 def _raw_groups(groups):
@@ -496,7 +566,9 @@ def grouped_gemm_raw(groups, *, alphas=None, stream=None):
 
         al = list(alphas) if alphas is not None else [1.0] * len(groups)
         return [gemm_raw(*grp, stream=stream, alpha=float(a)) for grp, a in zip(groups, al)]
-    plan = plan_grouped_gemm([(m, n, k) for m, n, k, _ in info], layouts=[lay for *_, lay in info], device=dev)
+    shapes = [(m, n, k) for m, n, k, _ in info]
+    plan = plan_grouped_gemm(shapes, layouts=[lay for *_, lay in info], device=dev,
+                             variant=variant_for(shapes, alphas))
     return plan(groups, alphas=alphas, stream=stream)
 
 

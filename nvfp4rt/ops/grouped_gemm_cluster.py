@@ -1,0 +1,433 @@
+"""Grouped NVFP4 GEMM on the cluster GEMM's machinery: A decoded once per call, 256-row tiles, token-sized wgmmas.
+
+Two launches per call, on one stream:
+
+1. ``ptx/nvfp4_decode_a16.ptx`` with GROUPED=1 (:class:`nvfp4rt.ops.decode_a16.GroupedDecodeA16`)
+   decodes every group's A into one A16 buffer the plan owns;
+2. ``ptx/grouped_gemm_nvfp4_wgmma_cluster.ptx`` (written by tools/gen_grouped_gemm_cluster_ptx.py,
+   whose header has the design), launched with programmatic dependent launch: CTA tiles of up to 256
+   A rows x 128 B rows, clusters of 2 CTAs along n sharing every A16 load by multicast, the unit loop
+   run with m64nNk16 for the smallest N (a multiple of 32) that covers the tile's rows, and a
+   stream-K schedule whose per-cluster unit ranges the host balances by cost.
+
+:class:`GroupedGemmClusterPlan` has the call signature of
+:class:`nvfp4rt.ops.grouped_gemm.GroupedGemmPlan`.  Pure helpers (no GPU): :func:`cluster_geometry`
+(the schedule), :func:`build_table`, :func:`unit_cost`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from .. import driver
+from ..launch import Pointer
+from ..ptxsource import ptx_dir
+from ._args import positive_int
+from .grouped_gemm import GroupedOperands, K_MULTIPLE, MAX_GROUPS, STAGE_K
+
+__all__ = ["GroupedGemmClusterPlan", "GroupedClusterGeometry", "ClusterGroup", "cluster_geometry", "build_table",
+           "unit_cost", "supports", "cluster_units", "shared_bytes", "kernel_constants", "TILE_M", "TILE_N", "TOKEN_STEP",
+           "CLUSTER_SIZES", "A_BUFS_CHOICES", "DECODE_COST"]
+
+_KERNEL_FILE = "grouped_gemm_nvfp4_wgmma_cluster.ptx"
+_ENTRY = "nvfp4_grouped_gemm_wgmma_cluster"
+_THREADS = 384
+#: A rows (tokens: the wgmma N) of a CTA tile at most, and B rows (output columns) of a CTA tile
+TILE_M, TILE_N = 256, 128
+#: A16 rows per TMA box over a cluster: a tile of <= 128 rows loads one half of its a16 buffer
+HALF_M = 128
+#: the unit loop exists for N = 32, 64, ..., 256 tokens
+TOKEN_STEP = 32
+CLUSTER_SIZES = (2, 4)
+DEFAULT_CLUSTER = 2
+A_BUFS_CHOICES = (3, 4)
+_DEFAULT_A_BUFS, _DEFAULT_STAGES = 4, 3
+MIN_STAGES, MAX_STAGES = 2, 5
+_STAGE_BYTES = 18432
+_A16_BUF_BYTES = 32768
+_X_BYTES = 36864
+_PARTIAL_BYTES = TILE_N * TILE_M * 4
+TABLE_ENTRY_BYTES = 64
+TMAPS_PER_GROUP_BYTES = 384
+#: one fp32 accumulator chain sums at most 32 k256 stages (8192 k), as in the other Hopper GEMMs
+MAX_CHAIN_UNITS = 32
+#: alphas are passed times 2^28 (operands carry 2^-14 each)
+_ALPHA_SCALE = 2.0**28
+#: A unit's cost in units of an m64n256 unit's tensor work is DECODE_COST + N/256: the B decode, the
+#: pipeline's latency and the issue that do not shrink with N.  Measured on the H200 (docs/grouped_gemm.md):
+#: with 0.5 the runs of competition case 1 finish together best (kernel 144 us, against 157 us with 0.28
+#: and 188 us with equal units per run).
+DECODE_COST = 0.5
+
+
+def shared_bytes(num_stages: int, a_bufs: int) -> int:
+    """Dynamic shared memory of one CTA (the PTX header's launch contract)."""
+    return 2048 + a_bufs * _A16_BUF_BYTES + num_stages * _STAGE_BYTES + _X_BYTES
+
+
+def kernel_constants(cluster: int = DEFAULT_CLUSTER, a_bufs: int = _DEFAULT_A_BUFS) -> dict:
+    if isinstance(cluster, bool) or cluster not in CLUSTER_SIZES:
+        raise ValueError(f"cluster must be one of {CLUSTER_SIZES}, got {cluster!r}")
+    if isinstance(a_bufs, bool) or a_bufs not in A_BUFS_CHOICES:
+        raise ValueError(f"a_bufs must be one of {A_BUFS_CHOICES}, got {a_bufs!r}")
+    return {"CLUSTER": int(cluster), "A_BUFS": int(a_bufs)}
+
+
+def tokens(rows: int) -> int:
+    """The wgmma N a tile of ``rows`` A rows runs: the next multiple of TOKEN_STEP."""
+    return -(-rows // TOKEN_STEP) * TOKEN_STEP
+
+
+def unit_cost(rows: int, decode_cost: float = DECODE_COST) -> float:
+    """Relative cost of one k256 unit of a tile with ``rows`` A rows (see DECODE_COST)."""
+    return decode_cost + tokens(rows) / TILE_M
+
+
+@dataclass(frozen=True)
+class ClusterGroup:
+    m: int
+    n: int
+    k: int
+    m_tiles: int
+    n_tiles: int      # cluster tiles along n
+    k_stages: int
+    unit_start: int
+    tile_start: int   # first cluster tile of the group
+
+    @property
+    def tiles(self) -> int:
+        return self.m_tiles * self.n_tiles
+
+    @property
+    def units(self) -> int:
+        return self.tiles * self.k_stages
+
+    def rows(self, mt: int) -> int:
+        """A rows of m tile ``mt``."""
+        return min(TILE_M, self.m - TILE_M * mt)
+
+
+@dataclass(frozen=True)
+class GroupedClusterGeometry:
+    """The launch-wide schedule: groups one after the other, units tile-major (k fastest) in a group,
+    cluster q running units ``[starts[q], starts[q+1])``."""
+
+    groups: tuple
+    cluster: int
+    units: int
+    tiles: int
+    starts: tuple
+    num_stages: int
+    a_bufs: int
+
+    @property
+    def clusters(self) -> int:
+        return len(self.starts) - 1
+
+    @property
+    def grid(self) -> int:
+        return self.cluster * self.clusters
+
+    @property
+    def counters(self) -> int:
+        return self.cluster * self.tiles
+
+    @property
+    def workspace_bytes(self) -> int:
+        return 2 * self.grid * _PARTIAL_BYTES
+
+    @property
+    def shared_mem(self) -> int:
+        return shared_bytes(self.num_stages, self.a_bufs)
+
+    def tile_units(self, tile: int) -> tuple:
+        """(group index, tile of the group, first unit U0, k_stages) of a launch-wide cluster tile."""
+        for gi, g in enumerate(self.groups):
+            if g.tile_start <= tile < g.tile_start + g.tiles:
+                lt = tile - g.tile_start
+                return gi, lt, g.unit_start + lt * g.k_stages, g.k_stages
+        raise ValueError(f"tile {tile} out of range 0..{self.tiles - 1}")
+
+    def cluster_of(self, unit: int) -> int:
+        return int(np.searchsorted(self.starts, unit, side="right")) - 1
+
+    def tile_contributors(self, tile: int) -> range:
+        """Clusters whose runs touch ``tile``, in the order the reduction adds them."""
+        _, _, u0, kb = self.tile_units(tile)
+        return range(self.cluster_of(u0), self.cluster_of(u0 + kb - 1) + 1)
+
+    def workspace_slot(self, q: int, rank: int, tile: int) -> int:
+        """The kernel's rule: 2*(cluster*q + rank) + (0 if q's run starts inside the tile else 1)."""
+        _, _, u0, _ = self.tile_units(tile)
+        return 2 * (self.cluster * q + rank) + (0 if self.starts[q] >= u0 else 1)
+
+    def tile_ctas_table(self) -> np.ndarray:
+        """u32 pairs (c_lo, c_hi) per cluster tile: the kernel's p_tile_ctas."""
+        out = np.zeros((self.tiles, 2), dtype=np.uint32)
+        for t in range(self.tiles):
+            r = self.tile_contributors(t)
+            out[t] = (r.start, r.stop - 1)
+        return out
+
+    @property
+    def split_tiles(self) -> int:
+        return sum(1 for t in range(self.tiles) if len(self.tile_contributors(t)) > 1)
+
+
+def _balanced_starts(unit_costs: np.ndarray, tile_of_unit_first: np.ndarray, clusters: int) -> list:
+    """Cut units into ``clusters`` runs of near-equal cost, then split any run that would sum more than
+    MAX_CHAIN_UNITS units inside one tile (``tile_of_unit_first[u]``: u starts a tile)."""
+    total = float(unit_costs.sum())
+    cum = np.concatenate(([0.0], np.cumsum(unit_costs)))
+    targets = total * np.arange(1, clusters) / clusters
+    cuts = np.searchsorted(cum, targets, side="left")  # first boundary whose cost reaches the target
+    # round to the nearer boundary
+    lower = np.maximum(cuts - 1, 0)
+    nearer = np.where(np.abs(cum[lower] - targets) <= np.abs(cum[np.minimum(cuts, len(cum) - 1)] - targets),
+                      lower, cuts)
+    units = len(unit_costs)
+    starts = sorted({0, *[int(c) for c in nearer if 0 < c < units]})
+    starts.append(units)
+    # no accumulation chain longer than MAX_CHAIN_UNITS inside one tile
+    tile_bounds = np.flatnonzero(tile_of_unit_first).tolist() + [units]
+    out = []
+    for a, b in zip(starts[:-1], starts[1:]):
+        u = a
+        out.append(u)
+        while True:
+            nxt = tile_bounds[int(np.searchsorted(tile_bounds, u, side="right"))]  # end of u's tile
+            seg_end = min(nxt, b)
+            if seg_end - u > MAX_CHAIN_UNITS:
+                u += MAX_CHAIN_UNITS
+                out.append(u)
+                continue
+            if seg_end >= b:
+                break
+            u = seg_end
+    out.append(units)
+    return out
+
+
+def cluster_geometry(shapes, max_clusters: int, *, cluster: int = DEFAULT_CLUSTER, stages: int | None = None,
+                     a_bufs: int | None = None, decode_cost: float = DECODE_COST) -> GroupedClusterGeometry:
+    """The schedule (pure): ``shapes`` a list of (m, n, k); ``max_clusters`` clusters the GPU runs at once."""
+    shapes = list(shapes)
+    if not shapes:
+        raise ValueError("need at least one group")
+    if len(shapes) > MAX_GROUPS:
+        raise ValueError(f"at most {MAX_GROUPS} groups per launch, got {len(shapes)}")
+    max_clusters = positive_int("max_clusters", max_clusters)
+    if isinstance(cluster, bool) or cluster not in CLUSTER_SIZES:
+        raise ValueError(f"cluster must be one of {CLUSTER_SIZES}, got {cluster!r}")
+    s = _DEFAULT_STAGES if stages is None else positive_int("stages", stages)
+    if not MIN_STAGES <= s <= MAX_STAGES:
+        raise ValueError(f"stages must be in {MIN_STAGES}..{MAX_STAGES}, got {s}")
+    ab = _DEFAULT_A_BUFS if a_bufs is None else a_bufs
+    if isinstance(ab, bool) or ab not in A_BUFS_CHOICES:
+        raise ValueError(f"a_bufs must be one of {A_BUFS_CHOICES}, got {a_bufs!r}")
+    groups, unit, tile = [], 0, 0
+    for i, shp in enumerate(shapes):
+        if not isinstance(shp, (tuple, list)) or len(shp) != 3:
+            raise ValueError(f"group {i}: expected (m, n, k), got {shp!r}")
+        m, n, k = (positive_int(f"group {i}: {nm}", v) for nm, v in zip("mnk", shp))
+        if k % K_MULTIPLE:
+            raise ValueError(f"group {i}: k must be a multiple of {K_MULTIPLE}, got {k}")
+        g = ClusterGroup(m, n, k, -(-m // TILE_M), -(-n // (TILE_N * cluster)), -(-k // STAGE_K), unit, tile)
+        groups.append(g)
+        unit += g.units
+        tile += g.tiles
+    if unit * cluster >= 2**31 or tile * cluster >= 2**31:
+        raise ValueError(f"problem too large: {unit} units do not fit the kernel's 32-bit indices")
+    costs, firsts = [], []
+    for g in groups:
+        for mt in range(g.m_tiles):
+            c = unit_cost(g.rows(mt), decode_cost)
+            first = np.zeros(g.k_stages, dtype=bool)
+            first[0] = True
+            costs.append(np.full(g.n_tiles * g.k_stages, c))
+            firsts.append(np.tile(first, g.n_tiles))
+    starts = _balanced_starts(np.concatenate(costs), np.concatenate(firsts), min(max_clusters, unit))
+    return GroupedClusterGeometry(tuple(groups), int(cluster), unit, tile, tuple(starts), s, int(ab))
+
+
+def build_table(geo: GroupedClusterGeometry, c_ptrs, c_rows, alphas) -> np.ndarray:
+    """The device problem table, (G + 1) entries of 64 bytes (layout in the PTX header); alphas as passed
+    to the kernel (already times 2^28)."""
+    G = len(geo.groups)
+    t = np.zeros((G + 1, TABLE_ENTRY_BYTES // 4), dtype=np.uint32)
+    for i, g in enumerate(geo.groups):
+        t[i, :6] = (g.unit_start, g.tile_start, g.k_stages, g.n_tiles, g.m, g.n)
+        t[i, 6] = np.array(alphas[i], dtype=np.float32).view(np.uint32)
+        t[i, 8:12] = np.array([c_ptrs[i], c_rows[i]], dtype=np.uint64).view(np.uint32)
+    t[G, 0] = geo.units
+    return t
+
+
+def alphas_fit(alphas) -> bool:
+    big = float(np.finfo(np.float32).max)
+    return all(abs(float(a)) * _ALPHA_SCALE <= big for a in alphas)
+
+
+@lru_cache(maxsize=1024)
+def _units(shapes: tuple):
+    try:
+        return cluster_geometry(shapes, 1).units
+    except (ValueError, TypeError):
+        return None
+
+
+def cluster_units(shapes):
+    """The kernel's unit count for these groups (k256 stages of 256 x 256 cluster tiles), None if it cannot
+    run them; cached per shape tuple (the op layer asks per call)."""
+    try:
+        key = tuple(tuple(int(v) for v in s) for s in shapes)
+    except (TypeError, ValueError):
+        return None
+    return _units(key)
+
+
+def supports(shapes, alphas=None) -> bool:
+    """True when this kernel can run these groups with these alphas (|alpha| * 2^28 must fit fp32)."""
+    return cluster_units(shapes) is not None and (alphas is None or alphas_fit(alphas))
+
+
+@lru_cache(maxsize=None)
+def _kernel(ordinal: int, constants: tuple):
+    from ..module import load
+
+    return load(ptx_dir() / _KERNEL_FILE, device=driver.Device(ordinal), target="sm_90a",
+                constants=dict(constants)).kernel(_ENTRY)
+
+
+class GroupedGemmClusterPlan(GroupedOperands):
+    """A grouped GEMM of fixed shapes and layouts: A decoded once per call, 256-row tiles shared by a cluster.
+
+    ``GroupedGemmClusterPlan(shapes, layouts=None, *, device=None, cluster=2, stages=None, a_bufs=None,
+    decode_cost=DECODE_COST, clusters=None)``; ``plan(groups, alphas=None, stream=None)`` with ``groups`` a list of
+    ``(a, b, sfa, sfb, c)`` as for :class:`nvfp4rt.ops.grouped_gemm.GroupedGemmPlan`.  ``clusters`` sets how
+    many unit runs the schedule cuts (default: the clusters the GPU holds at once; more makes more split
+    tiles, fewer makes longer runs: tests use both).  An alpha whose
+    2^28 multiple overflows fp32 is rejected (the op layer then runs the first grouped kernel).  The plan
+    owns the A16 buffer, the workspace, the zeroed counters and the tables, so one plan must not run on two
+    streams at once.
+    """
+
+    variant = "wgmma_cluster"
+
+    def __init__(self, shapes, layouts=None, *, device=None, cluster: int = DEFAULT_CLUSTER,
+                 stages: int | None = None, a_bufs: int | None = None, decode_cost: float = DECODE_COST,
+                 clusters: int | None = None):
+        probe = None
+
+        def check(s):
+            nonlocal probe
+            probe = cluster_geometry(s, 1, cluster=cluster, stages=stages, a_bufs=a_bufs)
+
+        props = self._setup_groups(shapes, layouts, device, geometry_check=check)
+        dev, shapes = self.device, self.shapes
+        if probe.shared_mem > props.max_shared_per_block_optin:
+            raise ValueError(f"stages={probe.num_stages}, a_bufs={probe.a_bufs} need {probe.shared_mem} bytes of "
+                             f"shared memory; the device allows {props.max_shared_per_block_optin}")
+        from .gemm_wgmma_cluster import _max_active_clusters
+
+        self.constants = kernel_constants(probe.cluster, probe.a_bufs)
+        self.kernel = _kernel(dev.ordinal, tuple(sorted(self.constants.items())))
+        self.kernel.set_max_dynamic_shared(probe.shared_mem)
+        self.max_clusters = _max_active_clusters(self.kernel, probe.cluster, _THREADS, probe.shared_mem,
+                                                 props.sm_count)
+        runs = self.max_clusters if clusters is None else positive_int("clusters", clusters)
+        self.geometry = g = cluster_geometry(shapes, runs, cluster=cluster, stages=stages,
+                                             a_bufs=a_bufs, decode_cost=decode_cost)
+        self.shared_mem = g.shared_mem
+
+        from ..memory import DeviceAllocation
+        from .decode_a16 import GroupedDecodeA16
+
+        G = len(shapes)
+        self._decode = GroupedDecodeA16([(m, k) for m, _, k in shapes], device=dev)
+        self._a16 = DeviceAllocation(self._decode.out_bytes, dev)
+        self._ws = DeviceAllocation(g.workspace_bytes, dev)
+        self._counters = DeviceAllocation(4 * g.counters, dev)
+        driver.call("cuMemsetD32", self._counters.ptr, 0, g.counters)
+        self._table = DeviceAllocation((G + 1) * TABLE_ENTRY_BYTES, dev)
+        self._decode_table = DeviceAllocation((G + 1) * TABLE_ENTRY_BYTES, dev)
+        self._tmap_buf = DeviceAllocation(G * TMAPS_PER_GROUP_BYTES, dev)
+        starts = np.array(g.starts, dtype=np.uint32)
+        tile_ctas = g.tile_ctas_table()
+        self._starts = DeviceAllocation(starts.nbytes, dev)
+        self._tile_ctas = DeviceAllocation(tile_ctas.nbytes, dev)
+        driver.call("cuMemcpyHtoD", self._starts.ptr, starts.ctypes.data, starts.nbytes)
+        driver.call("cuMemcpyHtoD", self._tile_ctas.ptr, tile_ctas.ctypes.data, tile_ctas.nbytes)
+        # the A16 maps never move: built once, written into the map buffer's image on every upload
+        self._a16_maps = [self._map(i, "a16", self._a16.ptr + self._decode.offsets[i], False, dtype="float16")
+                          for i in range(G)]
+        self._host_maps = np.zeros(G * TMAPS_PER_GROUP_BYTES, dtype=np.uint8)
+        self._launch = None
+
+    def map_spec(self, i: int, which: str, padded: bool = False):
+        m, n, k = self.shapes[i]
+        lay = self.layouts[i]
+        if which == "a16":
+            return (m, k), (2 * k,), (HALF_M // self.geometry_cluster, 64), "128B"
+        if which == "b":
+            return (n, k // 2), (lay.b_row,), (TILE_N, STAGE_K // 2), "128B"
+        if which == "sfb":
+            pitch = -(-k // STAGE_K) * 16 if padded else lay.sfb_row
+            inner = pitch if padded else k // 16
+            return (n, inner), (pitch,), (TILE_N, STAGE_K // 16), "none"
+        raise ValueError(f"which must be 'a16', 'b' or 'sfb', got {which!r}")
+
+    @property
+    def geometry_cluster(self) -> int:
+        return self.constants["CLUSTER"]
+
+    @property
+    def a16_bytes(self) -> int:
+        return self._decode.out_bytes
+
+    def run(self, groups, alphas=None, stream=None):
+        """Launch the grouped decode and the grouped GEMM on ``stream``; returns the list of c."""
+        from ..launch import _stream_handle
+
+        groups = list(groups)
+        alphas = self._alphas(alphas)
+        if not alphas_fit(alphas):
+            raise ValueError("alphas: |alpha| * 2^28 must fit in fp32 (the kernel's operand scaling)")
+        ptrs = self._group_pointers(groups)
+        handle = _stream_handle(stream, self.device)
+        key = (tuple(ptrs), tuple(alphas))
+        padded_any = any(self._scale_padded(i, "sfb", p[3]) for i, p in enumerate(ptrs))
+        if key != self._uploaded_key or padded_any:  # padded scales are copied again every call
+            for i, p in enumerate(ptrs):
+                maps = [self._a16_maps[i], self._map(i, "b", p[1], False), self._scale_map(i, "sfb", p[3], handle)]
+                off = i * TMAPS_PER_GROUP_BYTES
+                self._host_maps[off:off + TMAPS_PER_GROUP_BYTES] = np.frombuffer(
+                    b"".join(tm.bytes for tm in maps), dtype=np.uint8)
+            if key != self._uploaded_key:
+                table = build_table(self.geometry, [p[4] for p in ptrs], [lay.c_row for lay in self.layouts],
+                                    [a * _ALPHA_SCALE for a in alphas])
+                dtable = self._decode.table([p[0] for p in ptrs], [p[2] for p in ptrs],
+                                            [lay.a_row for lay in self.layouts], [lay.sfa_row for lay in self.layouts])
+                self._upload(key, [(self._table, table), (self._decode_table, dtable),
+                                   (self._tmap_buf, self._host_maps.copy())], handle)
+        self._decode.launch(self._decode_table.ptr, self._a16.ptr, handle)
+        g = self.geometry
+        if self._launch is None:
+            self._launch = self.kernel.prepare(
+                Pointer(self._tmap_buf.ptr), Pointer(self._table.ptr), Pointer(self._starts.ptr),
+                Pointer(self._tile_ctas.ptr), Pointer(self._ws.ptr), Pointer(self._counters.ptr), g.num_stages,
+                grid=g.grid, block=_THREADS, cluster=(g.cluster, 1, 1), shared_mem=self.shared_mem, stream=stream,
+                programmatic=True)
+        else:
+            self._launch.set_stream(stream)
+        self._launch.launch()
+        return [grp[4] for grp in groups]
+
+    __call__ = run
+
+    def __repr__(self) -> str:
+        g = self.geometry
+        return (f"<GroupedGemmClusterPlan groups={len(self.shapes)} units={g.units} clusters={g.clusters} "
+                f"cluster={g.cluster} split_tiles={g.split_tiles} stages={g.num_stages} a_bufs={g.a_bufs}>")

@@ -1,0 +1,422 @@
+"""The cluster grouped GEMM (ptx/grouped_gemm_nvfp4_wgmma_cluster.ptx, nvfp4rt.ops.grouped_gemm_cluster).
+
+CPU part:
+* the committed kernel is what tools/gen_grouped_gemm_cluster_ptx.py writes; each token variant's unit
+  loop is the dual's m64n256k16 loop with only the wgmma shape, its accumulator list and its labels
+  changed; the consumers dispatch a tile of r rows to N = 32*ceil(r/32);
+* the problem table and the grouped decode table: the byte offsets the PTX reads are where the host
+  writes them; the tensor-map buffer order;
+* the schedule: the balanced unit runs cover every unit once, no run sums more than 8192 k inside one
+  tile, runs are balanced by cost; a replay of the kernel's segments, contributor table and workspace
+  slots (distinct, slot 0 for a run's first tile);
+* the epilogue's 32-row block guards and the grouped decode's item walk;
+* argument validation and assembly without spills.
+
+GPU part (``@pytest.mark.gpu``): the competition cases and ragged groups, both distributions,
+NaN-poisoned outputs, forced splits and long runs, every cluster size and buffer count, determinism,
+the map/table cache, the public API's choice of kernel.
+"""
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from nvfp4rt.ops import grouped_gemm as GG
+from nvfp4rt.ops import grouped_gemm_cluster as GC
+from nvfp4rt.ptxsource import parse_entries, render
+
+from conftest import requires_gpu
+
+ROOT = Path(__file__).resolve().parent.parent
+KERNEL = ROOT / "ptx" / "grouped_gemm_nvfp4_wgmma_cluster.ptx"
+PTX = KERNEL.read_text()
+DECODE_PTX = (ROOT / "ptx" / "nvfp4_decode_a16.ptx").read_text()
+
+COMPETITION = [
+    [(m, 4096, 7168) for m in (80, 176, 128, 72, 64, 248, 96, 160)],
+    [(m, 7168, 2048) for m in (40, 76, 168, 72, 164, 148, 196, 160)],
+    [(192, 3072, 4096), (320, 3072, 4096)],
+    [(128, 4096, 1536), (384, 4096, 1536)],
+]
+RAGGED = [(1, 1, 64), (63, 200, 320), (129, 7, 256), (1, 4096, 7168), (200, 130, 1088), (300, 520, 640)]
+
+
+def _generator():
+    sys.path.insert(0, str(ROOT / "tools"))
+    try:
+        import gen_grouped_gemm_cluster_ptx
+    finally:
+        sys.path.pop(0)
+    return gen_grouped_gemm_cluster_ptx
+
+
+# ============================================================== the generated kernel
+
+def test_committed_kernel_is_the_generators_output():
+    r = subprocess.run([sys.executable, str(ROOT / "tools" / "gen_grouped_gemm_cluster_ptx.py"), "--check"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+
+
+def test_geometry_constants_match_the_generator():
+    gen = _generator()
+    assert (gen.TILE_M, gen.TILE_N, gen.TOKEN_STEP) == (GC.TILE_M, GC.TILE_N, GC.TOKEN_STEP)
+    assert (gen.TABLE_ENTRY, gen.TMAPS_PER_GROUP) == (GC.TABLE_ENTRY_BYTES, GC.TMAPS_PER_GROUP_BYTES)
+    assert gen.STAGE_BYTES == GC._STAGE_BYTES and gen.A16_BUF == GC._A16_BUF_BYTES and gen.X_BYTES == GC._X_BYTES
+    assert gen.SLOT_V4 * 16 == GC._PARTIAL_BYTES
+
+
+def test_each_token_variant_is_the_dual_loop_with_its_wgmma_shape():
+    gen = _generator()
+    _, loop, _ = gen.split_main_loop()
+    for n in gen.TOKEN_VARIANTS:
+        text = gen.unit_loop_variant(loop, n)
+        assert text.count(f"m64n{n}k16") == 16 and "m64n256k16" not in text or n == 256
+        acc = re.findall(r"\{(%acc\d+(?:, %acc\d+)*)\}", text)
+        assert len(acc) == 16 and all(a == ", ".join(f"%acc{i}" for i in range(n // 2)) for a in acc)
+        # nothing else changed: undo the three edits and get the dual's loop back
+        back = re.sub(r"\b(\w+)_N%d\b" % n, r"\1", text).replace(f"m64n{n}k16", "m64n256k16")
+        back = back.replace("{" + acc[0] + "}", "{" + ", ".join(f"%acc{i}" for i in range(128)) + "}")
+        assert back == loop
+        assert f"UNIT_LOOP_N{n}:" in PTX and f"@%p_more bra UNIT_LOOP_N{n};" in PTX
+
+
+def _dispatch():
+    """The SEG_LOOP's jump table: [(blocks <= b, label)] then the fall-through label."""
+    seg = PTX.split("SEG_LOOP:")[1].split("UNIT_LOOP_N")[0]
+    rules = re.findall(r"setp\.le\.u32 %p_skip, %nblk, (\d+);\s*@%p_skip bra UNIT_LOOP_N(\d+);", PTX.split("SEG_LOOP:")[1])
+    last = re.search(r"bra\.uni UNIT_LOOP_N(\d+);", PTX.split("SEG_LOOP:")[1]).group(1)
+    assert "shr.u32 %nblk, %tmp, 5;" in seg and "min.u32 %tmp, %tmp, 256;" in seg
+    return [(int(b), int(n)) for b, n in rules], int(last)
+
+
+@pytest.mark.parametrize("rows", list(range(1, 257)))
+def test_a_tile_runs_the_smallest_token_variant_that_covers_its_rows(rows):
+    rules, last = _dispatch()
+    blocks = -(-rows // 32)
+    chosen = next((n for b, n in rules if blocks <= b), last)
+    assert chosen == GC.tokens(rows) and chosen >= rows and chosen - rows < 32
+
+
+def test_block_guards_skip_exactly_the_rows_past_the_tile():
+    """Partial stores, reduction loads and staging stop after nblk 32-row blocks (16 accumulators each)."""
+    epi = PTX.split("SEG_DONE:")[1]
+    for label in ("PART_STORED", "RED_NEXT", "EPI_STAGED_0", "EPI_STAGED_1"):
+        pat = r"setp\.le\.u32 %p_skip, %nblk, (\d+);\s*@%p_skip bra " + label + ";"
+        assert [int(b) for b in re.findall(pat, epi)] == list(range(1, 8)), label
+    # partial stores / reduction loads right after guard b: 16-byte unit v = 4b (accumulators 16b..)
+    for part in (epi.split("PART_STORED:")[0], epi.split("RED_LOOP:")[1].split("RED_NEXT:")[0]):
+        for b in range(1, 8):
+            after = part.split(f"setp.le.u32 %p_skip, %nblk, {b};")[1]
+            assert re.search(r"\[%pw\+(\d+)\]", after).group(1) == str(4 * b * 16 * 256)
+    # the accumulator index right after guard b is 16*b (stores of block b start there)
+    stg = epi.split("EPI_STAGED_0:")[0].split("warpgroup 0: fp16")[1]
+    for b in range(1, 8):
+        after = stg.split(f"setp.le.u32 %p_skip, %nblk, {b};")[1]
+        assert re.search(r"mul\.f32 %v0, %acc(\d+),", after).group(1) == str(16 * b)
+
+
+@pytest.mark.skipif(not __import__("shutil").which("ptxas") and not Path("/usr/local/cuda/bin/ptxas").exists(),
+                    reason="ptxas not found")
+@pytest.mark.parametrize("cluster", GC.CLUSTER_SIZES)
+@pytest.mark.parametrize("a_bufs", GC.A_BUFS_CHOICES)
+def test_kernel_assembles_without_spills(cluster, a_bufs):
+    from nvfp4rt.assemble import assemble
+
+    rep = assemble(KERNEL, "sm_90a", GC.kernel_constants(cluster, a_bufs))
+    fn = rep.functions[GC._ENTRY]
+    assert not fn.spills and fn.stack_frame == 0 and fn.local_bytes == 0
+
+
+def test_kernel_parameters_match_the_plan():
+    sig = parse_entries(render(PTX, "sm_90a", GC.kernel_constants()))[GC._ENTRY]
+    assert [p.name for p in sig.params] == ["p_tmaps", "p_table", "p_starts", "p_tile_ctas", "p_ws", "p_counters",
+                                            "num_stages"]
+    dec = parse_entries(render(DECODE_PTX, "sm_90a", {"NORMAL_OPERANDS": 0, "GROUPED": 1}))["nvfp4_decode_a16"]
+    assert [p.name for p in dec.params] == ["p_table", "p_out", "total_items"]
+
+
+def test_bad_constants_raise():
+    with pytest.raises(ValueError, match="cluster"):
+        GC.kernel_constants(1, 4)
+    with pytest.raises(ValueError, match="a_bufs"):
+        GC.kernel_constants(2, 5)
+
+
+# ============================================================== tables
+
+def test_problem_table_offsets_match_the_kernels_loads():
+    geo = GC.cluster_geometry([(80, 4096, 7168), (300, 520, 640)], 66)
+    t = GC.build_table(geo, [0x1000, 0x7000000010], [4096, 9], [1.5, -2.0])
+    assert t.shape == (3, 16)
+    for gi, g in enumerate(geo.groups):
+        w = t[gi]
+        assert list(w[:6]) == [g.unit_start, g.tile_start, g.k_stages, g.n_tiles, g.m, g.n]
+        assert w[6].view(np.float32) == [1.5, -2.0][gi]
+        assert w[8:12].view(np.uint64).tolist() == [[0x1000, 0x7000000010][gi], [4096, 9][gi]]
+    assert t[2, 0] == geo.units
+    # the kernel: v4 {unit_start, tile_start, k_stages, n_tiles} at +0, m at +16, n at +20, alpha at +24, c, c_row at +32
+    assert PTX.count("ld.global.nc.v4.u32 {%gu0, %gt0, %KB, %ntiles}, [%pw];") == 4
+    assert PTX.count("ld.global.nc.u32 %m, [%pw+16];") == 3  # consumers (2), A16 producer
+    assert "ld.global.nc.u32 %n, [%pw+20];" in PTX and "ld.global.nc.f32 %alpha, [%pw+24];" in PTX
+    assert "ld.global.nc.v2.u64 {%pc, %c_rs}, [%pw+32];" in PTX
+    assert PTX.count("mul.wide.u32 %off64, %grp, 64;") >= 4
+
+
+def test_tensor_map_buffer_order_matches_the_producers():
+    prod = PTX.split("PRODUCERS:")[1]
+    assert prod.count("mul.wide.u32 %off64, %grp, 384;") == 2
+    assert "add.u64 %tm_b, %tm_a16, 128;" in prod and "add.u64 %tm_sfb, %tm_a16, 256;" in prod
+    import inspect
+
+    src = inspect.getsource(GC.GroupedGemmClusterPlan.run)
+    assert 'maps = [self._a16_maps[i], self._map(i, "b", p[1], False), self._scale_map(i, "sfb", p[3], handle)]' in src
+
+
+def test_decode_table_matches_the_grouped_decode():
+    from nvfp4rt.ops.decode_a16 import GroupedDecodeA16
+
+    dec = GroupedDecodeA16.__new__(GroupedDecodeA16)  # the table needs no device
+    dec.shapes, dec.item_starts, dec.items = [(80, 7168), (3, 64)], (0, 80 * 224), 80 * 224 + 3 * 2
+    t = dec.table([0x100, 0x200], [0x300, 0x401], [3584, 48], [448, 5])
+    w = t.view(np.uint32)
+    assert list(w[0, :2]) == [0, 224] and list(w[1, :2]) == [80 * 224, 2] and w[2, 0] == dec.items
+    assert t[0, 2:6].tolist() == [0x100, 0x300, 3584, 448] and t[1, 2:6].tolist() == [0x200, 0x401, 48, 5]
+    grouped = render(DECODE_PTX, "sm_90a", {"NORMAL_OPERANDS": 0, "GROUPED": 1})
+    assert "ld.global.nc.v2.u32 {%istart, %pieces}, [%pe];" in grouped
+    assert "ld.global.nc.v2.u64 {%pa, %psf}, [%pe+16];" in grouped
+    assert "ld.global.nc.v2.u64 {%a_row, %sf_row}, [%pe+32];" in grouped
+    assert "mul.wide.u32 %dst, %item, 64;" in grouped  # group g's A16 at out + 64 * item_start[g]
+
+
+# ============================================================== the schedule
+
+CASES = COMPETITION + [RAGGED, [(1, 1, 64)], [(300, 4096, 16384), (64, 128, 256)], [(40, 256, 32768)]]
+
+
+def _unit_tiles(geo):
+    """(launch-wide tile, cost) of every unit."""
+    tiles, costs = [], []
+    for g in geo.groups:
+        for lt in range(g.tiles):
+            mt = lt // g.n_tiles
+            tiles += [g.tile_start + lt] * g.k_stages
+            costs += [GC.unit_cost(g.rows(mt))] * g.k_stages
+    return np.array(tiles), np.array(costs)
+
+
+@pytest.mark.parametrize("shapes", CASES)
+@pytest.mark.parametrize("clusters", [66, 30, 7, 1000])
+def test_runs_cover_every_unit_once_with_short_chains(shapes, clusters):
+    geo = GC.cluster_geometry(shapes, clusters)
+    st = np.array(geo.starts)
+    assert st[0] == 0 and st[-1] == geo.units and (np.diff(st) > 0).all()
+    tiles, _ = _unit_tiles(geo)
+    for a, b in zip(st[:-1], st[1:]):
+        _, counts = np.unique(tiles[a:b], return_counts=True)
+        assert counts.max() <= GC.MAX_CHAIN_UNITS
+
+
+@pytest.mark.parametrize("shapes", COMPETITION)
+def test_runs_are_balanced_by_cost(shapes):
+    geo = GC.cluster_geometry(shapes, 66)
+    _, costs = _unit_tiles(geo)
+    cum = np.concatenate(([0.0], np.cumsum(costs)))
+    run_cost = np.diff(cum[np.array(geo.starts)])
+    assert geo.clusters == 66
+    assert run_cost.max() - run_cost.mean() <= costs.max()  # within one unit of the ideal split
+
+
+@pytest.mark.parametrize("shapes", CASES)
+def test_replay_of_segments_contributors_and_slots(shapes):
+    """What the kernel does with the tables: every cluster's segments (group search, tile, seg_end),
+    the contributor pairs, the workspace slot rule -- each tile's units summed once, slots distinct."""
+    geo = GC.cluster_geometry(shapes, 66)
+    table = GC.build_table(geo, [0] * len(shapes), [1] * len(shapes), [1.0] * len(shapes))
+    ctas = geo.tile_ctas_table()
+    covered = {}
+    slots_of_cluster = {}
+    for q in range(geo.clusters):
+        u, u_end, grp = geo.starts[q], geo.starts[q + 1], 0
+        while u < u_end:
+            while u >= table[grp + 1, 0]:
+                grp += 1
+            gu0, gt0, kb, ntiles = (int(x) for x in table[grp, :4])
+            lt = (u - gu0) // kb
+            seg_end = min(gu0 + (lt + 1) * kb, u_end)
+            tile = gt0 + lt
+            assert geo.tile_units(tile)[:2] == (grp, lt)
+            covered.setdefault(tile, []).append((q, u, seg_end))
+            c_lo, c_hi = (int(x) for x in ctas[tile])
+            assert c_lo <= q <= c_hi
+            if c_lo != c_hi:
+                u0 = gu0 + lt * kb
+                sidx = 0 if geo.starts[q] >= u0 else 1
+                assert 2 * geo.cluster * q + sidx == geo.workspace_slot(q, 0, tile)
+                slots_of_cluster.setdefault(q, []).append(sidx)
+            u = seg_end
+    for tile in range(geo.tiles):
+        _, _, u0, kb = geo.tile_units(tile)
+        parts = covered[tile]
+        assert [p[0] for p in parts] == list(geo.tile_contributors(tile))  # reduction order = cluster order
+        assert parts[0][1] == u0 and parts[-1][2] == u0 + kb
+        assert all(a[2] == b[1] for a, b in zip(parts, parts[1:]))
+    for q, sl in slots_of_cluster.items():
+        assert sl in ([0], [1], [0, 1]) , (q, sl)  # a run's split tiles: its first (slot 0), its last (slot 1)
+
+
+def test_bad_shapes_and_arguments_raise():
+    for shapes, match in (([], "at least one group"), ([(64, 64, 96)], "multiple of 64"), ([(0, 64, 256)], "group 0: m"),
+                          ([(64, 64, 256), (64, 64)], "group 1")):
+        with pytest.raises(ValueError, match=match):
+            GC.cluster_geometry(shapes, 66)
+    with pytest.raises(ValueError, match="stages"):
+        GC.cluster_geometry([(64, 64, 256)], 66, stages=6)
+    with pytest.raises(ValueError, match="max_clusters"):
+        GC.cluster_geometry([(64, 64, 256)], 0)
+    assert not GC.supports([(64, 64, 256)], alphas=[2.0**110])
+    assert GC.supports([(64, 64, 256)], alphas=[2.0**90]) and GC.supports([(64, 64, 256)])
+
+
+def test_the_public_api_runs_the_cluster_kernel_on_large_problems_unless_an_alpha_overflows():
+    assert [GC.cluster_units(c) for c in COMPETITION] == [3584, 1792, 576, 288]
+    assert [GG.variant_for(c) for c in COMPETITION] == ["wgmma_cluster", "wgmma_cluster", "wgmma", "wgmma"]
+    assert GG.variant_for(COMPETITION[0], [1.0] * 7 + [2.0**110]) == "wgmma"
+    assert GG.variant_for([(64, 64, 96)]) == "wgmma"  # the cluster kernel cannot: the first kernel's check raises
+    with pytest.raises(ValueError, match="variant"):
+        GG.plan_grouped_gemm(COMPETITION[0], variant="mma")
+
+
+def test_plan_rejects_bad_layouts_before_the_gpu():
+    import dataclasses
+
+    from nvfp4rt.ops.gemm import GemmLayout
+
+    lay = GemmLayout.contiguous(64, 64, 256, 1)
+    with pytest.raises(ValueError, match="group 0: b_row"):
+        GC.GroupedGemmClusterPlan([(64, 64, 256)], [dataclasses.replace(lay, b_row=136)])
+    with pytest.raises(ValueError, match="cluster"):
+        GC.GroupedGemmClusterPlan([(64, 64, 256)], cluster=3)
+
+
+# ============================================================== GPU
+
+def _run(shapes, distribution, alphas=None, **plan_kwargs):
+    from nvfp4rt import data, reference
+    from test_grouped_gemm import _device_groups
+
+    d = data.grouped_gemm_data(shapes, seed=None, distribution=distribution)
+    refs = reference.grouped_gemm_ref(d.groups)
+    groups = _device_groups(d)
+    plan = GC.GroupedGemmClusterPlan(shapes, **plan_kwargs)
+    plan([tuple(g) for g in groups], alphas=alphas)
+    al = alphas or [1.0] * len(shapes)
+    results = [reference.check(g[4].numpy().transpose(1, 2, 0), r * np.float32(a)) for g, r, a in zip(groups, refs, al)]
+    return results, plan, groups
+
+
+GPU_CASES = COMPETITION + [RAGGED, [(1, 1, 64)], [(65, 129, 512)] * 3 + [(1, 8, 64)], [(257, 300, 8448)]]
+
+
+@pytest.mark.gpu
+@requires_gpu
+@pytest.mark.parametrize("shapes", GPU_CASES)
+@pytest.mark.parametrize("distribution", ["competition", "wide"])
+def test_matches_float64_reference(shapes, distribution):
+    results, plan, _ = _run(shapes, distribution)
+    for i, res in enumerate(results):
+        assert res.ok, f"{plan!r} group {i} {shapes[i]}: {res.report()}"
+
+
+@pytest.mark.gpu
+@requires_gpu
+@pytest.mark.parametrize("shapes", [COMPETITION[1], RAGGED])
+@pytest.mark.parametrize("plan_kwargs", [dict(cluster=4), dict(a_bufs=3), dict(stages=2), dict(stages=5, a_bufs=3),
+                                         dict(clusters=300), dict(clusters=5)])
+def test_variants_match_float64_reference(shapes, plan_kwargs):
+    for distribution in ("competition", "wide"):
+        results, plan, _ = _run(shapes, distribution, **plan_kwargs)
+        for i, res in enumerate(results):
+            assert res.ok, f"{plan!r} {distribution} group {i} {shapes[i]}: {res.report()}"
+
+
+@pytest.mark.gpu
+@requires_gpu
+def test_alphas_scale_each_group():
+    results, plan, _ = _run(RAGGED[:3], "wide", alphas=[0.5, -3.0, 2.0**-20])  # c stays within fp16
+    assert all(r.ok for r in results), [r.report() for r in results]
+    with pytest.raises(ValueError, match="2\\^28"):
+        plan([tuple(g) for g in _run(RAGGED[:3], "wide")[2]], alphas=[1.0, 1.0, 2.0**110])
+
+
+@pytest.mark.gpu
+@requires_gpu
+def test_deterministic_and_maps_reused_until_a_buffer_moves():
+    import nvfp4rt
+
+    results, plan, groups = _run(RAGGED, "wide", clusters=300)
+    assert all(r.ok for r in results) and plan.geometry.split_tiles > 0
+    assert plan.uploads == 1
+    first = [g[4].numpy().copy() for g in groups]
+    for _ in range(3):
+        plan([tuple(g) for g in groups])
+    assert plan.uploads == 1  # same buffers: no re-encode, no upload
+    for g, f in zip(groups, first):
+        assert np.array_equal(g[4].numpy().view(np.uint16), f.view(np.uint16))
+    moved = nvfp4rt.from_numpy(np.full(first[0].shape, np.nan, dtype=np.float16))
+    groups[0][4] = moved
+    plan([tuple(g) for g in groups])
+    assert plan.uploads == 2
+    assert np.array_equal(moved.numpy().view(np.uint16), first[0].view(np.uint16))
+
+
+@pytest.mark.gpu
+@requires_gpu
+def test_grouped_decode_writes_the_reference_a16():
+    import nvfp4rt
+    from nvfp4rt import data
+    from nvfp4rt.ops.decode_a16 import GroupedDecodeA16, a16_reference
+    from test_grouped_gemm import _device_groups
+
+    shapes = [(3, 8, 64), (70, 8, 7168), (129, 8, 320)]
+    d = data.grouped_gemm_data(shapes, seed=None, distribution="wide")
+    groups = _device_groups(d)
+    dec = GroupedDecodeA16([(m, k) for m, _, k in shapes])
+    out = nvfp4rt.from_numpy(np.full(dec.out_bytes // 2, 0x7E00, dtype=np.uint16))
+    table = dec.table([g[0].ptr for g in groups], [g[2].ptr for g in groups], [k // 2 for _, _, k in shapes],
+                      [k // 16 for _, _, k in shapes])
+    tbuf = nvfp4rt.from_numpy(table.view(np.uint8).ravel())
+    dec.launch(tbuf.ptr, out.ptr, None)
+    got = out.numpy()
+    for i, (g, (m, _, k)) in enumerate(zip(groups, shapes)):
+        want = a16_reference(g[0].numpy()[0], g[2].numpy()[0]).view(np.uint16).ravel()
+        off = dec.offsets[i] // 2
+        assert np.array_equal(got[off:off + m * k], want), f"group {i}"
+
+
+@pytest.mark.gpu
+@requires_gpu
+def test_public_api_runs_the_cluster_kernel_on_a_competition_case_and_matches():
+    import nvfp4rt
+    from nvfp4rt import data, reference
+    from test_grouped_gemm import _device_groups
+
+    shapes = COMPETITION[1]
+    plan = GG.plan_grouped_gemm(shapes)
+    assert isinstance(plan, GC.GroupedGemmClusterPlan)
+    assert isinstance(GG.plan_grouped_gemm(COMPETITION[3]), GG.GroupedGemmPlan)
+    d = data.grouped_gemm_data(shapes, seed=None, distribution="competition")
+    refs = reference.grouped_gemm_ref(d.groups)
+    groups = _device_groups(d)
+    views = [tuple(x.transpose(1, 2, 0) for x in g) for g in groups]
+    uploads = plan.uploads
+    nvfp4rt.grouped_gemm_raw(views)
+    assert plan.uploads == uploads + 1  # the cached plan ran
+    for i, (g, r) in enumerate(zip(groups, refs)):
+        res = reference.check(g[4].numpy().transpose(1, 2, 0), r)
+        assert res.ok, f"group {i}: {res.report()}"
