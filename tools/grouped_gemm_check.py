@@ -1,15 +1,18 @@
-"""GPU check of the one-launch grouped NVFP4 GEMM (ptx/grouped_gemm_nvfp4_wgmma.ptx, nvfp4rt.ops.grouped_gemm).
+"""GPU check of the one-launch grouped NVFP4 GEMMs: ptx/grouped_gemm_nvfp4_wgmma.ptx (the first kernel,
+nvfp4rt.ops.grouped_gemm) and ptx/grouped_gemm_nvfp4_wgmma_cluster.ptx (nvfp4rt.ops.grouped_gemm_cluster).
 
     PYTHONPATH=. python3 tools/grouped_gemm_check.py               # correctness + timings
     PYTHONPATH=. python3 tools/grouped_gemm_check.py --small       # few small cases (compute-sanitizer)
     compute-sanitizer --tool memcheck python3 tools/grouped_gemm_check.py --small
     PYTHONPATH=. python3 tools/grouped_gemm_check.py --sweep       # variants on the competition cases
-    options: --stages S, --units-per-cta U, --normal-operands, --wgmma-depth 1|3, --no-time,
-             --iters N, --timeout SECONDS (per case), -v
+    options: --kernel first|cluster (default first), --stages S, --timeout SECONDS (per case), --no-time,
+             --iters N, -v; first kernel: --units-per-cta U, --normal-operands, --wgmma-depth 1|3;
+             cluster kernel: --cluster 2|4, --a-bufs 3|4, --clusters Q
 
---sweep: for each kernel variant (base = subnormal operands, wgmma depth 1, the default; normal =
-normal_operands=True; deep = wgmma_depth=3; deep_s3 = depth 3 with 3 stages) the competition cases
-are checked (both distributions) and timed (grouped launch only); then a table.
+--sweep: for each kernel variant (base = the first kernel with subnormal operands, wgmma depth 1;
+normal = normal_operands=True; deep = wgmma_depth=3; deep_s3 = depth 3 with 3 stages; cl2 = the
+cluster kernel's defaults; cl4 = clusters of 4; cl2_b3 = 3 a16 buffers) the competition cases are
+checked (both distributions) and timed (every launch of a call); then a table.
 
 For every case and both distributions: fresh data (nvfp4rt.data.grouped_gemm_data, seed=None),
 every c poisoned with NaN, one launch, each group compared with nvfp4rt.reference.gemm_ref, then
@@ -31,6 +34,7 @@ from hang_watchdog import Watchdog  # noqa: E402  (tools/ is on sys.path when a 
 import nvfp4rt  # noqa: E402
 from nvfp4rt import data, reference  # noqa: E402
 from nvfp4rt.ops import grouped_gemm as GG  # noqa: E402
+from nvfp4rt.ops import grouped_gemm_cluster as GC  # noqa: E402
 
 BENCH = [
     [(m, 4096, 7168) for m in (80, 176, 128, 72, 64, 248, 96, 160)],
@@ -56,11 +60,21 @@ def label(shapes):
     return f"{len(shapes)} groups " + ",".join(f"{m}x{n}x{k}" for m, n, k in shapes[:3]) + ("..." if len(shapes) > 3 else "")
 
 
+def make_plan(shapes, kw):
+    """The plan of ``kw["kernel"]`` ("first" or "cluster") with the options that kernel takes (None: default)."""
+    kw = {k: v for k, v in kw.items() if v is not None}
+    if kw.pop("kernel", "first") == "cluster":
+        return GC.GroupedGemmClusterPlan(shapes, **{k: kw[k] for k in ("stages", "cluster", "a_bufs", "clusters")
+                                                    if k in kw})
+    return GG.GroupedGemmPlan(shapes, **{k: kw[k] for k in ("stages", "units_per_cta", "normal_operands",
+                                                           "wgmma_depth") if k in kw})
+
+
 def check_case(shapes, distribution, kw, verbose, prefix=""):
     d = data.grouped_gemm_data(shapes, seed=None, distribution=distribution)
     refs = reference.grouped_gemm_ref(d.groups)
     groups = device_groups(d)
-    plan = GG.GroupedGemmPlan(shapes, **kw)
+    plan = make_plan(shapes, kw)
     plan(groups)
     outs = [g[4].numpy().copy() for g in groups]
     bad = []
@@ -73,9 +87,7 @@ def check_case(shapes, distribution, kw, verbose, prefix=""):
     plan(groups)
     same = all(np.array_equal(g[4].numpy().view(np.uint16), o.view(np.uint16)) for g, o in zip(groups, outs))
     ok = not bad and same and plan.uploads == 1
-    geo = plan.geometry
-    print(f"{'PASS' if ok else 'FAIL'} {prefix}{label(shapes)} {distribution:11s} grid={geo.grid} upc={geo.units_per_cta} "
-          f"split_tiles={geo.split_tiles}" + ("" if not bad else "  " + "; ".join(bad[:3]))
+    print(f"{'PASS' if ok else 'FAIL'} {prefix}{label(shapes)} {distribution:11s} {plan!r}" + ("" if not bad else "  " + "; ".join(bad[:3]))
           + ("" if same else "  second launch differs") + ("" if plan.uploads == 1 else
                                                            f"  table uploaded {plan.uploads}x for the same buffers"),
           flush=True)
@@ -83,7 +95,8 @@ def check_case(shapes, distribution, kw, verbose, prefix=""):
 
 
 SWEEP = {"base": {}, "normal": dict(normal_operands=True), "deep": dict(wgmma_depth=3),
-         "deep_s3": dict(wgmma_depth=3, stages=3)}
+         "deep_s3": dict(wgmma_depth=3, stages=3), "cl2": dict(kernel="cluster"),
+         "cl4": dict(kernel="cluster", cluster=4), "cl2_b3": dict(kernel="cluster", a_bufs=3)}
 
 
 def time_case(shapes, kw, iters, dog):
@@ -91,7 +104,7 @@ def time_case(shapes, kw, iters, dog):
 
     d = data.grouped_gemm_data(shapes, seed=None)
     groups = device_groups(d)
-    plan = GG.GroupedGemmPlan(shapes, **kw)
+    plan = make_plan(shapes, kw)
     dog.arm(f"timing {label(shapes)}")
     us = time_op(lambda: plan(groups), iters=iters).median_us
     dog.disarm()
@@ -101,7 +114,7 @@ def time_case(shapes, kw, iters, dog):
 def sweep(args, dog) -> int:
     bad, table = 0, {}
     for name, extra in SWEEP.items():
-        kw = dict(stages=args.stages, units_per_cta=args.units_per_cta)
+        kw = dict(stages=args.stages)
         kw.update(extra)
         for ci, shapes in enumerate(BENCH):
             ok = True
@@ -138,6 +151,10 @@ def main(argv=None):
     ap.add_argument("--wgmma-depth", type=int, choices=GG.WGMMA_DEPTHS, default=1)
     ap.add_argument("--stages", type=int)
     ap.add_argument("--units-per-cta", type=int)
+    ap.add_argument("--kernel", choices=("first", "cluster"), default="first")
+    ap.add_argument("--cluster", type=int, choices=GC.CLUSTER_SIZES)
+    ap.add_argument("--a-bufs", type=int, choices=GC.A_BUFS_CHOICES)
+    ap.add_argument("--clusters", type=int)
     ap.add_argument("--no-time", action="store_true")
     ap.add_argument("--iters", type=int, default=100)
     ap.add_argument("--timeout", type=float, default=60.0)
@@ -149,8 +166,9 @@ def main(argv=None):
     print(f"device: {dev.properties.name}, {dev.properties.sm_count} SMs", flush=True)
     if args.sweep:
         return sweep(args, dog)
-    kw = dict(stages=args.stages, units_per_cta=args.units_per_cta, normal_operands=args.normal_operands,
-              wgmma_depth=args.wgmma_depth)
+    kw = dict(kernel=args.kernel, stages=args.stages, units_per_cta=args.units_per_cta,
+              normal_operands=args.normal_operands, wgmma_depth=args.wgmma_depth, cluster=args.cluster,
+              a_bufs=args.a_bufs, clusters=args.clusters)
     bad = 0
     for shapes in (SMALL if args.small else BENCH + AWKWARD):
         for dist in ("competition", "wide"):
