@@ -187,6 +187,13 @@ HEADER = f"""\
 //   parameters: p_tmaps ({TMAPS_PER_GROUP} * G bytes, 64-byte aligned); p_table ((G + 1) * {TABLE_ENTRY} bytes); p_starts
 //   (Q + 1 u32); p_tile_ctas (u32 pair c_lo, c_hi per cluster tile); p_ws (fp32, 2 * grid * {SLOT_V4 * 16}
 //   bytes); p_counters (u32, CLUSTER per cluster tile, zero before the first launch, left zero); num_stages.
+//
+// MEASURED (H200, docs/grouped_gemm.md and docs/device-logs/2026-11-21-session5/; us, L2 cleared): the
+//   competition cases 1-4 run 151.4 / 93.2 / 50.6 / 44.9 (decode + GEMM; the first grouped kernel 183.7 /
+//   124.3 / 49.2 / 22.2, so the op layer runs this one on problems of >= 1024 units: cases 1, 2).  A k256
+//   unit costs 1.97 / 2.15 / 2.86 us per cluster at N = 32 / 128 / 256 (3.35 / 3.20 / 2.81 when every
+//   sub-step loaded the whole 256-row box): small tiles are bound by the A16 ring's round trip and the B
+//   decode, not by the tensor cores.  Clusters of 4 are faster for small N and slower for N = 256.
 """
 
 SIGNATURE = f"""
