@@ -342,6 +342,31 @@ def _v4(i: int) -> str:
     return "{" + ", ".join(f"%acc{4 * i + j}" for j in range(4)) + "}"
 
 
+#: the stream-K hand-off after a contributor wrote its partial: the tile counter, and only its last
+#: contributor goes on (to the reduction); the grouped generator uses it too
+STREAMK_COUNTER = f"""\
+    fence.acq_rel.gpu;                        // each writer: partials before the counter update
+    bar.sync 1, {CONSUMERS};
+    setp.ne.u32 %p_lead, %ct, 0;
+    @%p_lead bra PART_FLAG_DONE;
+    ld.param.u64 %pcnt, [p_counters];
+    mul.wide.u32 %off64, %vtile, 4;
+    add.u64 %pcnt, %pcnt, %off64;
+    atom.acq_rel.gpu.global.add.u32 %old, [%pcnt], 1;
+    sub.u32 %tmp, %c_hi, %c_lo;
+    setp.eq.u32 %p_last, %old, %tmp;
+    selp.u32 %flag, 1, 0, %p_last;
+    @%p_last st.relaxed.gpu.global.u32 [%pcnt], 0;   // reset for the next launch (all others are in)
+    st.shared.u32 [%sm_flag], %flag;
+PART_FLAG_DONE:
+    bar.sync 1, {CONSUMERS};
+    ld.shared.u32 %flag, [%sm_flag];
+    setp.eq.u32 %p_last, %flag, 0;
+    @%p_last bra NEXT_SEG;                    // not the last contributor: done with this tile
+    fence.acq_rel.gpu;
+    // ---- last contributor: sum every contributor's partial in cluster order (deterministic)"""
+
+
 def segment_epilogue() -> str:
     L = []
     e = L.append
@@ -369,27 +394,7 @@ def segment_epilogue() -> str:
     add.u64 %pw, %pws, %off64;""")
     for v in range(ACC // 4):
         e(f"    st.global.v4.f32 [%pw+{v * 16 * CONSUMERS}], {_v4(v)};")
-    e(f"""\
-    fence.acq_rel.gpu;                        // each writer: partials before the counter update
-    bar.sync 1, {CONSUMERS};
-    setp.ne.u32 %p_lead, %ct, 0;
-    @%p_lead bra PART_FLAG_DONE;
-    ld.param.u64 %pcnt, [p_counters];
-    mul.wide.u32 %off64, %vtile, 4;
-    add.u64 %pcnt, %pcnt, %off64;
-    atom.acq_rel.gpu.global.add.u32 %old, [%pcnt], 1;
-    sub.u32 %tmp, %c_hi, %c_lo;
-    setp.eq.u32 %p_last, %old, %tmp;
-    selp.u32 %flag, 1, 0, %p_last;
-    @%p_last st.relaxed.gpu.global.u32 [%pcnt], 0;   // reset for the next launch (all others are in)
-    st.shared.u32 [%sm_flag], %flag;
-PART_FLAG_DONE:
-    bar.sync 1, {CONSUMERS};
-    ld.shared.u32 %flag, [%sm_flag];
-    setp.eq.u32 %p_last, %flag, 0;
-    @%p_last bra NEXT_SEG;                    // not the last contributor: done with this tile
-    fence.acq_rel.gpu;
-    // ---- last contributor: sum every contributor's partial in cluster order (deterministic)""")
+    e(STREAMK_COUNTER)
     for i in range(ACC):
         e(f"    mov.f32 %acc{i}, 0f00000000;")
     e(f"""\

@@ -370,28 +370,8 @@ def segment_epilogue() -> str:
         if v and v % v4_per_block == 0:
             e(_block_guard(v // v4_per_block, "PART_STORED"))
         e(f"    st.global.v4.f32 [%pw+{v * 16 * CONSUMERS}], {_v4(v)};")
-    e(f"""\
-PART_STORED:
-    fence.acq_rel.gpu;                        // each writer: partials before the counter update
-    bar.sync 1, {CONSUMERS};
-    setp.ne.u32 %p_lead, %ct, 0;
-    @%p_lead bra PART_FLAG_DONE;
-    ld.param.u64 %pcnt, [p_counters];
-    mul.wide.u32 %off64, %vtile, 4;
-    add.u64 %pcnt, %pcnt, %off64;
-    atom.acq_rel.gpu.global.add.u32 %old, [%pcnt], 1;
-    sub.u32 %tmp, %c_hi, %c_lo;
-    setp.eq.u32 %p_last, %old, %tmp;
-    selp.u32 %flag, 1, 0, %p_last;
-    @%p_last st.relaxed.gpu.global.u32 [%pcnt], 0;   // reset for the next launch (all others are in)
-    st.shared.u32 [%sm_flag], %flag;
-PART_FLAG_DONE:
-    bar.sync 1, {CONSUMERS};
-    ld.shared.u32 %flag, [%sm_flag];
-    setp.eq.u32 %p_last, %flag, 0;
-    @%p_last bra NEXT_SEG;                    // not the last contributor: done with this tile
-    fence.acq_rel.gpu;
-    // ---- last contributor: sum every contributor's partial in cluster order (deterministic)""")
+    e("PART_STORED:")
+    e(dual.STREAMK_COUNTER)
     for i in range(ACC):
         e(f"    mov.f32 %acc{i}, 0f00000000;")
     e(f"""\

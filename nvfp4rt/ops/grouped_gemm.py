@@ -187,16 +187,23 @@ def workspace_slot(geo: GroupedGeometry, cta: int, tile: int) -> int:
     return 2 * cta + (0 if cta * geo.units_per_cta >= u0 else 1)
 
 
-def build_table(geo: GroupedGeometry, c_ptrs, c_rows, alphas) -> np.ndarray:
-    """The device problem table, (G + 1) entries of 64 bytes (layout in the PTX header)."""
-    G = len(geo.groups)
+def pack_table(words, total_units: int, c_ptrs, c_rows, alphas) -> np.ndarray:
+    """(G + 1) table entries of 64 bytes: per group its six u32 ``words``, alpha (f32) at u32[6], c and
+    c's row stride (u64) at bytes 32, 40; entry G holds unit_start = ``total_units`` (the search's end)."""
+    G = len(words)
     t = np.zeros((G + 1, TABLE_ENTRY_BYTES // 4), dtype=np.uint32)
-    for i, g in enumerate(geo.groups):
-        t[i, :6] = (g.unit_start, g.tile_start, g.k_stages, g.m, g.n, g.n_tiles)
+    for i, w in enumerate(words):
+        t[i, :6] = w
         t[i, 6] = np.array(alphas[i], dtype=np.float32).view(np.uint32)
         t[i, 8:12] = np.array([c_ptrs[i], c_rows[i]], dtype=np.uint64).view(np.uint32)
-    t[G, 0] = geo.units
+    t[G, 0] = total_units
     return t
+
+
+def build_table(geo: GroupedGeometry, c_ptrs, c_rows, alphas) -> np.ndarray:
+    """The device problem table, (G + 1) entries of 64 bytes (layout in the PTX header)."""
+    words = [(g.unit_start, g.tile_start, g.k_stages, g.m, g.n, g.n_tiles) for g in geo.groups]
+    return pack_table(words, geo.units, c_ptrs, c_rows, alphas)
 
 
 def find_group(table: np.ndarray, u: int, grp: int) -> int:

@@ -25,7 +25,7 @@ from .. import driver
 from ..launch import Pointer
 from ..ptxsource import ptx_dir
 from ._args import positive_int
-from .grouped_gemm import GroupedOperands, K_MULTIPLE, MAX_GROUPS, STAGE_K
+from .grouped_gemm import GroupedOperands, K_MULTIPLE, MAX_GROUPS, STAGE_K, pack_table
 
 __all__ = ["GroupedGemmClusterPlan", "GroupedClusterGeometry", "ClusterGroup", "cluster_geometry", "build_table",
            "unit_cost", "supports", "cluster_units", "shared_bytes", "kernel_constants", "TILE_M", "TILE_N", "TOKEN_STEP",
@@ -255,14 +255,8 @@ def cluster_geometry(shapes, max_clusters: int, *, cluster: int = DEFAULT_CLUSTE
 def build_table(geo: GroupedClusterGeometry, c_ptrs, c_rows, alphas) -> np.ndarray:
     """The device problem table, (G + 1) entries of 64 bytes (layout in the PTX header); alphas as passed
     to the kernel (already times 2^28)."""
-    G = len(geo.groups)
-    t = np.zeros((G + 1, TABLE_ENTRY_BYTES // 4), dtype=np.uint32)
-    for i, g in enumerate(geo.groups):
-        t[i, :6] = (g.unit_start, g.tile_start, g.k_stages, g.n_tiles, g.m, g.n)
-        t[i, 6] = np.array(alphas[i], dtype=np.float32).view(np.uint32)
-        t[i, 8:12] = np.array([c_ptrs[i], c_rows[i]], dtype=np.uint64).view(np.uint32)
-    t[G, 0] = geo.units
-    return t
+    words = [(g.unit_start, g.tile_start, g.k_stages, g.n_tiles, g.m, g.n) for g in geo.groups]
+    return pack_table(words, geo.units, c_ptrs, c_rows, alphas)
 
 
 def alphas_fit(alphas) -> bool:
