@@ -307,17 +307,9 @@ def test_plan_rejects_bad_layouts_before_the_gpu():
 # ============================================================== GPU
 
 def _run(shapes, distribution, alphas=None, **plan_kwargs):
-    from nvfp4rt import data, reference
-    from test_grouped_gemm import _device_groups
+    from test_grouped_gemm import _run as run_plan
 
-    d = data.grouped_gemm_data(shapes, seed=None, distribution=distribution)
-    refs = reference.grouped_gemm_ref(d.groups)
-    groups = _device_groups(d)
-    plan = GC.GroupedGemmClusterPlan(shapes, **plan_kwargs)
-    plan([tuple(g) for g in groups], alphas=alphas)
-    al = alphas or [1.0] * len(shapes)
-    results = [reference.check(g[4].numpy().transpose(1, 2, 0), r * np.float32(a)) for g, r, a in zip(groups, refs, al)]
-    return results, plan, groups
+    return run_plan(shapes, distribution, GC.GroupedGemmClusterPlan, alphas, **plan_kwargs)
 
 
 GPU_CASES = COMPETITION + [RAGGED, [(1, 1, 64)], [(65, 129, 512)] * 3 + [(1, 8, 64)], [(257, 300, 8448)]]
@@ -357,22 +349,11 @@ def test_alphas_scale_each_group():
 @pytest.mark.gpu
 @requires_gpu
 def test_deterministic_and_maps_reused_until_a_buffer_moves():
-    import nvfp4rt
+    from test_grouped_gemm import assert_repeatable_and_maps_reused
 
     results, plan, groups = _run(RAGGED, "wide", clusters=300)
     assert all(r.ok for r in results) and plan.geometry.split_tiles > 0
-    assert plan.uploads == 1
-    first = [g[4].numpy().copy() for g in groups]
-    for _ in range(3):
-        plan([tuple(g) for g in groups])
-    assert plan.uploads == 1  # same buffers: no re-encode, no upload
-    for g, f in zip(groups, first):
-        assert np.array_equal(g[4].numpy().view(np.uint16), f.view(np.uint16))
-    moved = nvfp4rt.from_numpy(np.full(first[0].shape, np.nan, dtype=np.float16))
-    groups[0][4] = moved
-    plan([tuple(g) for g in groups])
-    assert plan.uploads == 2
-    assert np.array_equal(moved.numpy().view(np.uint16), first[0].view(np.uint16))
+    assert_repeatable_and_maps_reused(plan, groups, repeats=3)
 
 
 @pytest.mark.gpu

@@ -553,6 +553,29 @@ NEXT_SEG:
     return "\n".join(L)
 
 
+#: the A16 producer's ring advance per k64 sub-step and unit, and the kernel's exit (the grouped
+#: generator ends its producers with it too)
+A_RING_ADVANCE_AND_EXIT = f"""\
+    add.u32 %ab, %ab, 1;
+    setp.eq.u32 %p_wrap, %ab, {{{{A_BUFS}}}};
+    @%p_wrap mov.u32 %ab, 0;
+    @%p_wrap xor.b32 %aph, %aph, 1;
+    add.u32 %kel, %kel, 64;
+    add.u32 %j, %j, 1;
+    setp.lt.u32 %p_more, %j, 4;
+    @%p_more bra A_SUBSTEP;
+    add.u32 %u, %u, 1;
+    bra.uni A_LOOP;
+
+EXIT:
+    // every thread of every CTA of the cluster: no peer still multicasts into, or arrives on, this CTA's memory
+    barrier.cluster.arrive.release;
+    barrier.cluster.wait.acquire;
+    ret;
+}}
+"""
+
+
 PRODUCERS = f"""
     // ================================================================== producers (warpgroup 0)
 PRODUCERS:
@@ -668,24 +691,7 @@ A_WAIT_EMPTY:
     cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster
         [%addr], [%tm_a16, {{%kel, %m0, %batch}}], [%bar], %mask;
 // {{{{endif}}}}
-    add.u32 %ab, %ab, 1;
-    setp.eq.u32 %p_wrap, %ab, {{{{A_BUFS}}}};
-    @%p_wrap mov.u32 %ab, 0;
-    @%p_wrap xor.b32 %aph, %aph, 1;
-    add.u32 %kel, %kel, 64;
-    add.u32 %j, %j, 1;
-    setp.lt.u32 %p_more, %j, 4;
-    @%p_more bra A_SUBSTEP;
-    add.u32 %u, %u, 1;
-    bra.uni A_LOOP;
-
-EXIT:
-    // every thread of every CTA of the cluster: no peer still multicasts into, or arrives on, this CTA's memory
-    barrier.cluster.arrive.release;
-    barrier.cluster.wait.acquire;
-    ret;
-}}
-"""
+""" + A_RING_ADVANCE_AND_EXIT
 
 
 def generate(gemm_text: str | None = None) -> str:
@@ -693,17 +699,21 @@ def generate(gemm_text: str | None = None) -> str:
             + "\n" + PRODUCERS)
 
 
-def main(argv):
-    text = generate()
+def write_or_check(argv, out: Path, text: str, script: str) -> int:
+    """The generators' command line: write ``text`` to ``out``, or with --check exit 1 if it differs."""
     if "--check" in argv:
-        if not OUT.is_file() or OUT.read_text() != text:
-            print(f"{OUT} is stale: run python3 tools/gen_dual_gemm_cluster_ptx.py", file=sys.stderr)
+        if not out.is_file() or out.read_text() != text:
+            print(f"{out} is stale: run python3 tools/{script}", file=sys.stderr)
             return 1
-        print(f"{OUT} is up to date")
+        print(f"{out} is up to date")
         return 0
-    OUT.write_text(text)
-    print(f"wrote {OUT} ({len(text.splitlines())} lines)")
+    out.write_text(text)
+    print(f"wrote {out} ({len(text.splitlines())} lines)")
     return 0
+
+
+def main(argv):
+    return write_or_check(argv, OUT, generate(), "gen_dual_gemm_cluster_ptx.py")
 
 
 if __name__ == "__main__":

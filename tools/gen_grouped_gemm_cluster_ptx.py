@@ -633,24 +633,7 @@ A_WAIT_EMPTY:
     cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster
         [%addr], [%tm_a16, {{%kel, %y}}], [%bar], %mask;
 A_HALF_DONE:
-    add.u32 %ab, %ab, 1;
-    setp.eq.u32 %p_wrap, %ab, {{{{A_BUFS}}}};
-    @%p_wrap mov.u32 %ab, 0;
-    @%p_wrap xor.b32 %aph, %aph, 1;
-    add.u32 %kel, %kel, 64;
-    add.u32 %j, %j, 1;
-    setp.lt.u32 %p_more, %j, 4;
-    @%p_more bra A_SUBSTEP;
-    add.u32 %u, %u, 1;
-    bra.uni A_LOOP;
-
-EXIT:
-    // every thread of every CTA of the cluster: no peer still multicasts into, or arrives on, this CTA's memory
-    barrier.cluster.arrive.release;
-    barrier.cluster.wait.acquire;
-    ret;
-}}
-"""
+""" + dual.A_RING_ADVANCE_AND_EXIT
 
 
 def generate(gemm_text: str | None = None) -> str:
@@ -660,16 +643,7 @@ def generate(gemm_text: str | None = None) -> str:
 
 
 def main(argv):
-    text = generate()
-    if "--check" in argv:
-        if not OUT.is_file() or OUT.read_text() != text:
-            print(f"{OUT} is stale: run python3 tools/gen_grouped_gemm_cluster_ptx.py", file=sys.stderr)
-            return 1
-        print(f"{OUT} is up to date")
-        return 0
-    OUT.write_text(text)
-    print(f"wrote {OUT} ({len(text.splitlines())} lines)")
-    return 0
+    return dual.write_or_check(argv, OUT, generate(), "gen_grouped_gemm_cluster_ptx.py")
 
 
 if __name__ == "__main__":

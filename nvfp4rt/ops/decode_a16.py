@@ -289,11 +289,15 @@ class GroupedDecodeA16:
         return t
 
     def launch(self, table_ptr: int, out_ptr: int, stream_handle) -> None:
+        """Launch on a driver stream handle; the pointers are re-set only when they changed."""
+        ptrs = (table_ptr, out_ptr)
         if self._launch is None:
             self._launch = self.kernel.prepare(Pointer(table_ptr), Pointer(out_ptr), self.items, grid=self.grid,
                                                block=THREADS, stream=stream_handle)
         else:
-            self._launch.set("p_table", Pointer(table_ptr))
-            self._launch.set("p_out", Pointer(out_ptr))
+            for name, old, new in zip(("p_table", "p_out"), self._ptrs, ptrs):
+                if old != new:
+                    self._launch.set(name, Pointer(new))
             self._launch.set_stream(stream_handle)
+        self._ptrs = ptrs
         self._launch.launch()
