@@ -119,13 +119,11 @@ def test_renders_with_pdl_trigger_first_and_the_2_14_multiply_only_when_normal(n
     first_global = min(i for i, ln in enumerate(body) if re.match(r"(ld|st)\.global", ln))
     assert wait < first_global
     two14 = [ln for ln in body if ln.startswith("mul.rn.f16x2") and ln.endswith("%two14;")]
-    assert len(two14) == (16 if normal else 0)
-    assert len([ln for ln in body if re.match(r"mul\.rn\.f16x2 .*%as[01];", ln)]) == 16
+    assert len(two14) == (4 if normal else 0)  # one pair of each of the four words per thread
+    assert [ln for ln in body if re.match(r"mul\.rn\.f16x2 .*%as[01];", ln)] == [
+        f"mul.rn.f16x2 %d{w}, %d{w}, %as{w // 2};" for w in range(4)]
     stores = [ln for ln in body if ln.startswith("st.global")]
-    assert stores == ["st.global.v4.b32 [%dst], {%d00, %d01, %d02, %d03};",
-                      "st.global.v4.b32 [%dst+16], {%d20, %d21, %d22, %d23};",
-                      "st.global.v4.b32 [%dst+32], {%d10, %d11, %d12, %d13};",
-                      "st.global.v4.b32 [%dst+48], {%d30, %d31, %d32, %d33};"]
+    assert stores == ["st.global.v4.b32 [%dst], {%d0, %d1, %d2, %d3};"]  # one 16-byte chunk per thread
 
 
 def _word_decodes(text):
@@ -138,11 +136,54 @@ def _word_decodes(text):
     return out
 
 
-def test_word_decode_is_the_gemm_consumers_instruction_for_instruction():
-    mine = _word_decodes(PTX)
-    gemm = _word_decodes(GEMM_PTX.read_text())
-    assert mine == gemm
-    assert mine[0][1:3] == ["lop3.b32 %we, %aw0, %xr, 0x07070707, 0xE4;", "lop3.b32 %wo, %aw0, %xr, 0x70707070, 0xE4;"]
+_PAIR_MASK = np.uint32(0x8E008E00)
+
+
+def _rotl(x, n):
+    n = np.uint32(n % 32)
+    return ((x << n) | (x >> np.uint32((32 - n) % 32))) if n else x
+
+
+def _merge(w, mask):  # lop3 0xE4: mask ? w : rotl(w, 3), bit by bit
+    return (w & np.uint32(mask)) | (_rotl(w, 3) & ~np.uint32(mask))
+
+
+def _words_to_check():
+    """Every 16-bit pattern in each half of a word, plus random words: each output half of a pair
+    depends on two nibbles of each byte lane, so this covers every nibble combination per lane."""
+    lo = np.arange(1 << 16, dtype=np.uint32)
+    rnd = np.random.default_rng().integers(0, 1 << 32, 1 << 16, dtype=np.uint64).astype(np.uint32)
+    return np.concatenate([lo, lo << np.uint32(16), lo | (lo << np.uint32(16)), rnd])
+
+
+def test_each_threads_pair_is_the_gemm_consumers_pair_of_its_chunk():
+    """The GEMM's consumer decodes a word into h0..h3 with shifts (its text is checked below); this
+    kernel's thread of chunk c computes one merge with the mask of its pair and a rotation: both give
+    the same bits on every nibble pattern, for the (mask, rotation) the kernel picks per chunk."""
+    gemm = _word_decodes(GEMM_PTX.read_text())[0]
+    assert gemm == ["shf.l.wrap.b32 %xr, %aw0, %aw0, 3;", "lop3.b32 %we, %aw0, %xr, 0x07070707, 0xE4;",
+                    "lop3.b32 %wo, %aw0, %xr, 0x70707070, 0xE4;", "shl.b32 %xr, %we, 9;",
+                    "and.b32 %d00, %xr, 0x8E008E00;", "shl.b32 %xr, %wo, 5;", "and.b32 %d10, %xr, 0x8E008E00;",
+                    "shl.b32 %xr, %we, 1;", "and.b32 %d20, %xr, 0x8E008E00;", "shf.r.wrap.b32 %xr, %wo, %wo, 3;",
+                    "and.b32 %d30, %xr, 0x8E008E00;"]
+    w = _words_to_check()
+    we, wo = _merge(w, 0x07070707), _merge(w, 0x70707070)
+    gemm_pairs = {0: (we << np.uint32(9)) & _PAIR_MASK, 1: (wo << np.uint32(5)) & _PAIR_MASK,
+                  2: (we << np.uint32(1)) & _PAIR_MASK, 3: _rotl(wo, 29) & _PAIR_MASK}
+    # the kernel's per-thread constants, read from its text: chunk c -> (merge mask, rotation)
+    code = _code(PTX)
+    assert "selp.b32 %half_mask, 0x07070707, 0x70707070, %p_low;" in code and "setp.lt.u32 %p_low, %chunk, 2;" in code
+    rot_bytes = int(next(ln for ln in code if ln.startswith("mov.b32 %pair_rot,")).split(",")[1].rstrip(";"), 0)
+    chunk_pair = (0, 2, 1, 3)  # the header's chunk order: h0, h2, h1, h3
+    for c in range(4):
+        mask = 0x07070707 if c < 2 else 0x70707070
+        rot = (rot_bytes >> (8 * c)) & 0xFF
+        mine = _rotl(_merge(w, mask), rot) & _PAIR_MASK
+        assert np.array_equal(mine, gemm_pairs[chunk_pair[c]]), f"chunk {c}"
+    for w in range(4):  # and every word runs exactly that: merge under %half_mask, rotate by %pair_rot, mask
+        at = code.index(f"shf.l.wrap.b32 %xr, %aw{w}, %aw{w}, 3;")
+        assert code[at + 1:at + 4] == [f"lop3.b32 %xr, %aw{w}, %xr, %half_mask, 0xE4;",
+                                       "shf.l.wrap.b32 %xr, %xr, %xr, %pair_rot;", f"and.b32 %d{w}, %xr, 0x8E008E00;"]
 
 
 _HAVE_PTXAS = __import__("nvfp4rt.assemble", fromlist=["find_ptxas"]).find_ptxas() is not None
@@ -162,8 +203,8 @@ def test_kernel_assembles_without_spills_in_32_registers(normal):
 
 def test_decode_grid_is_one_wave_of_at_most_8_ctas_per_sm():
     assert D.decode_grid(1, 132) == 1
-    assert D.decode_grid(256, 132) == 1 and D.decode_grid(257, 132) == 2
-    assert D.decode_grid(128 * 512, 132) == 256
+    assert D.decode_grid(64, 132) == 1 and D.decode_grid(65, 132) == 2  # 64 items (4 threads each) per CTA
+    assert D.decode_grid(128 * 256, 132) == 512
     assert D.decode_grid(10**8, 132) == 8 * 132
     with pytest.raises(ValueError, match="items"):
         D.decode_grid(0, 132)
@@ -391,6 +432,8 @@ class _Interp:
                 r[args[0]] = (a * b if op != "add.u64" else a + b) % 2**64
             elif op == "mad.lo.u64":
                 r[args[0]] = (v(1) * v(2) + v(3)) % 2**64
+            elif op == "selp.b32":
+                r[args[0]] = v(1) if r[args[3]] else v(2)
             elif op in ("setp.ge.u32", "setp.lt.u32"):
                 r[args[0]] = v(1) >= v(2) if op == "setp.ge.u32" else v(1) < v(2)
             elif op in ("shf.l.wrap.b32", "shf.r.wrap.b32"):
@@ -448,10 +491,10 @@ E4M3_DT = np.dtype(__import__("ml_dtypes").float8_e4m3fn)
 
 @pytest.mark.parametrize("normal", [0, 1])
 def test_the_ptx_interpreted_writes_the_reference(normal):
-    """Run the kernel's own text, thread by thread (grid of 1 CTA: the grid-stride loop runs twice), with
+    """Run the kernel's own text, thread by thread (grid of 1 CTA: the grid-stride loop runs 5 times), with
     padded strides and an odd scale base, and compare every output byte with a16_reference."""
     rng = np.random.default_rng()
-    m, k, l = 7, 192, 7  # 294 items > 256 threads
+    m, k, l = 7, 192, 7  # 294 items > 64 per CTA
     a, sfa = _random_a(rng, (l, m), k)
     a_row, a_batch, sfa_row, sfa_batch = k // 2 + 16, m * (k // 2 + 16) + 32, k // 16 + 3, m * (k // 16 + 3) + 1
     base_a, base_sf, base_out = 0x1000, 0x9001, 0x10000
@@ -474,7 +517,7 @@ def test_the_grouped_ptx_interpreted_writes_every_groups_reference():
     bases, a grid of 1 CTA (each thread walks the table across groups); every group's A16 lands at
     its offset, bit for bit, and nothing past the last."""
     rng = np.random.default_rng()
-    shapes = [(12, 64), (20, 192), (36, 128)]  # 24 + 120 + 144 = 288 items > 256 threads
+    shapes = [(12, 64), (20, 192), (36, 128)]  # 24 + 120 + 144 = 288 items > 64 per CTA
     table_at, base_out = 0x100, 0x40000
     dec = D.GroupedDecodeA16.__new__(D.GroupedDecodeA16)
     starts, items = [], 0

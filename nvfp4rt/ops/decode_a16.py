@@ -41,6 +41,8 @@ _KERNEL_FILE = "nvfp4_decode_a16.ptx"
 _ENTRY = "nvfp4_decode_a16"
 #: Threads per CTA (the kernel's .maxntid).
 THREADS = 256
+#: Four threads decode one k32 piece (each writes one 16-byte chunk of its 64 output bytes).
+ITEMS_PER_CTA = THREADS // 4
 #: At most this many CTAs per SM in the grid (one full-occupancy wave; the kernel's .minnctapersm).
 CTAS_PER_SM = 8
 #: k must be a multiple of this (whole k64 sub-steps of the GEMM; the kernel's piece is k32).
@@ -100,9 +102,10 @@ def a16_reference(a_bytes, sfa_bytes, normal_operands: bool = False) -> np.ndarr
 
 
 def decode_grid(items: int, sm_count: int) -> int:
-    """CTAs to launch for ``items`` k32 pieces: one per 256 items, at most 8 per SM (one wave)."""
+    """CTAs to launch for ``items`` k32 pieces: one per 64 items (four threads per item), at most 8 per
+    SM (one wave)."""
     items, sm_count = positive_int("items", items), positive_int("sm_count", sm_count)
-    return min(-(-items // THREADS), CTAS_PER_SM * sm_count)
+    return min(-(-items // ITEMS_PER_CTA), CTAS_PER_SM * sm_count)
 
 
 def _check_stride(name: str, v, multiple: int = 1) -> int:
