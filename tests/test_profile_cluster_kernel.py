@@ -1,0 +1,96 @@
+"""tools/profile_cluster_kernel.py: the %clock instrumentation of the three cluster kernels.
+
+CPU: for each kernel, removing what the instrumentation added gives back the kernel line for line (it
+changes no computation), every spin loop and wgmma.wait_group is timed, and the result assembles
+without spills; a kernel without the expected structure is refused with a message.  GPU: the counters
+of real launches add up (thread counts match the grid, the parts fit in the totals).
+"""
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from nvfp4rt.ptxsource import ptx_dir, render
+
+from conftest import requires_gpu
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
+import profile_cluster_kernel as P  # noqa: E402
+
+_PROF_REG = re.compile(r"%(?:pc0|pc1|pe0|pt0|pi0|ps1|pf_\w+|pq)\b")
+
+
+def _rendered(op):
+    text = (ptx_dir() / P.KERNELS[op][1]).read_text()
+    header = text.splitlines()[0]
+    constants = {k: int(v) for k, v in (kv.split("=") for kv in header.split("constants=")[1].split(","))}
+    return render(text, "sm_90a", constants)
+
+
+def _strip(text):
+    """Undo the instrumentation: drop the added lines and PROF_* blocks, restore the exits."""
+    text = text.replace(f"\n.global .align 8 .u64 {P.GLOBAL}[{P.NSLOTS}];\n", "")
+    text = re.sub(r"^PROF_\w+:\n(?:(?!    bra\.uni EXIT;\n).*\n)*    bra\.uni EXIT;\n\n?", "", text, flags=re.M)
+    text = re.sub(r"bra PROF_\w+_EXIT;", "bra EXIT;", text)
+    return "\n".join(ln for ln in text.split("\n") if not _PROF_REG.search(ln))
+
+
+@pytest.mark.parametrize("op", sorted(P.KERNELS))
+def test_instrumentation_only_adds_counters(op):
+    original = _rendered(op)
+    inst = P.instrument(original)
+    assert _strip(inst) == original
+    spins = re.findall(r"^(C_WAIT_FULL\w*|C_WAIT_A\d\w*|B_WAIT_EMPTY|A_WAIT_EMPTY):", original, flags=re.M)
+    assert spins and all(f"    mov.u32 %pc0, %clock;\n{lab}:\n" in inst for lab in spins)
+    waits = len(re.findall(r"^    wgmma\.wait_group", original, flags=re.M))
+    assert waits and len(re.findall(r"    mov.u32 %pc0, %clock;\n    wgmma\.wait_group", inst)) == waits
+    for slot in P.SLOTS.values():  # every counter is written out
+        assert f"[{P.GLOBAL}+{8 * slot}]" in inst
+
+
+def test_a_kernel_without_the_structure_is_refused():
+    with pytest.raises(P.InstrumentError, match="SEG_LOOP"):
+        P.instrument(".address_size 64\n.visible .entry k()\n{\n    .reg .pred %p;\n    ret;\n}\n")
+
+
+_HAVE_PTXAS = __import__("nvfp4rt.assemble", fromlist=["find_ptxas"]).find_ptxas() is not None
+
+
+@pytest.mark.skipif(not _HAVE_PTXAS, reason="ptxas not found")
+@pytest.mark.parametrize("op", sorted(P.KERNELS))
+def test_instrumented_kernel_assembles_without_spills(op):
+    from nvfp4rt.assemble import assemble
+
+    res = assemble(P.instrument(_rendered(op)), "sm_90a", {})
+    (fn,) = res.functions.values()
+    assert not fn.spills and fn.local_bytes == 0
+
+
+def test_report_names_every_share():
+    counters = [0] * P.NSLOTS
+    counters[P.SLOTS["c_total"]], counters[P.SLOTS["c_threads"]] = 1000, 1
+    counters[P.SLOTS["c_afull"]], counters[P.SLOTS["c_epilogue"]], counters[P.SLOTS["e_store"]] = 250, 100, 60
+    text = P.report(counters, "x")
+    assert "wait A16 full 25.0%" in text and "epilogue 10.0%" in text and "fp16 store  6.0%" in text
+    assert "other (decode, releases, loop) 65.0%" in text
+
+
+@pytest.mark.gpu
+@requires_gpu
+@pytest.mark.parametrize("op, shapes", [("gemm", ["small"]), ("grouped_gemm", ["2"])])
+def test_counters_of_real_launches_add_up(op, shapes):
+    runs = 3
+    results = list(P.collect(op, shapes, runs))
+    assert results and all(c is not None for _, c in results), results
+    for label, c in results:
+        s = {k: int(c[v]) for k, v in P.SLOTS.items()}
+        assert s["c_threads"] > 0 and s["c_threads"] % (256 * runs) == 0, label
+        ctas = s["c_threads"] // (256 * runs)
+        assert s["b_threads"] == s["a_threads"] == ctas * runs, label
+        parts = s["c_bfull"] + s["c_afull"] + s["c_gwait"] + s["c_issue"] + s["c_epilogue"]
+        assert 0 < parts < s["c_total"], label
+        assert s["e_partial"] + s["e_reduce"] + s["e_store"] <= s["c_epilogue"], label
+        assert s["b_empty"] < s["b_total"] and s["a_empty"] < s["a_total"], label
