@@ -24,10 +24,7 @@ _PROF_REG = re.compile(r"%(?:pc0|pc1|pe0|pt0|pi0|ps1|pf_\w+|pq)\b")
 
 
 def _rendered(op):
-    text = (ptx_dir() / P.KERNELS[op][1]).read_text()
-    header = text.splitlines()[0]
-    constants = {k: int(v) for k, v in (kv.split("=") for kv in header.split("constants=")[1].split(","))}
-    return render(text, "sm_90a", constants)
+    return render((ptx_dir() / P.KERNELS[op][1]).read_text(), "sm_90a", P.default_constants(op))
 
 
 def _strip(text):

@@ -150,6 +150,15 @@ def instrument(text: str) -> str:
     return text
 
 
+def default_constants(op: str) -> dict:
+    """The template constants the op's kernel file declares in its ``// nvfp4rt:`` header."""
+    from nvfp4rt.assemble import declared_variants
+    from nvfp4rt.ptxsource import ptx_dir
+
+    (variant,) = declared_variants(ptx_dir() / KERNELS[op][1])
+    return dict(variant.constants)
+
+
 def instrumented_source(op: str, constants: dict) -> str:
     """The op's cluster kernel rendered with ``constants`` (the plan's) and instrumented."""
     from nvfp4rt.ptxsource import ptx_dir, render
@@ -237,11 +246,7 @@ def main(argv=None) -> int:
     ap.add_argument("--ptx-out", help="write the instrumented PTX (header constants) here and stop: no GPU needed")
     args = ap.parse_args(argv)
     if args.ptx_out:
-        from nvfp4rt.ptxsource import ptx_dir
-
-        header = (ptx_dir() / KERNELS[args.op][1]).read_text().splitlines()[0]
-        constants = dict(kv.split("=") for kv in header.split("constants=")[1].split(",")) if "constants=" in header else {}
-        Path(args.ptx_out).write_text(instrumented_source(args.op, {k: int(v) for k, v in constants.items()}))
+        Path(args.ptx_out).write_text(instrumented_source(args.op, default_constants(args.op)))
         print(f"wrote {args.ptx_out}")
         return 0
     if args.runs < 1:
