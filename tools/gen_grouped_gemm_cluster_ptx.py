@@ -87,7 +87,7 @@ def unit_loop_variant(loop: str, n: int) -> str:
 
 
 HEADER = f"""\
-// nvfp4rt: targets=sm_90a constants=CLUSTER=2,A_BUFS=4
+// nvfp4rt: targets=sm_90a constants=CLUSTER=2,A_BUFS=4,HEAD_CHECK=1,HEAD_WAIT=32768
 //
 // {ENTRY} - grouped NVFP4 GEMM on Hopper, every group in ONE launch, A decoded once per
 // call and shared across a thread-block cluster by TMA multicast:
@@ -168,7 +168,11 @@ HEADER = f"""\
 //   when the cluster's run starts inside the tile, starts[q] >= the tile's first unit, else 1),
 //   fence.acq_rel.gpu, named barrier, thread 0 bumps counters[CLUSTER*tile + r] (atom.acq_rel.gpu),
 //   and the contributor that completes the count resets it, sums the slots of clusters c_lo..c_hi
-//   (p_tile_ctas[tile]) in order and runs the epilogue.
+//   (p_tile_ctas[tile]) in order (0 + P_lo + ...) and runs the epilogue.  Head check (HEAD_CHECK=1, as
+//   in the GEMM and the dual): the head c_lo reads the counter before writing and polls it for at most
+//   HEAD_WAIT clocks; once every other contributor is in it adds +0 to its own accumulators and reduces
+//   from c_lo + 1.  Measured on the H200 (session-7 log 05, us): cases 1-4 no check 147.1 / 92.5 /
+//   50.2 / 44.8, HEAD_WAIT = 32768 144.4 / 88.5 / 44.8 / 34.2.
 //
 // EPILOGUE (region X of {X_BYTES} bytes, two rounds)
 //   Accumulator e of a consumer thread is output column n_l = 16*warp + g + 8*((e/2)%2) of its
@@ -216,7 +220,7 @@ SIGNATURE = f"""
 .minnctapersm 1
 {{
     .reg .pred  %p_lead, %p_more, %p_ready, %p_wrap, %p_acc, %p_whole, %p_last, %p_first, %p_row, %p_vec, %p_col;
-    .reg .pred  %p_pend, %p_pend1, %p_l0, %p_rel, %p_new, %p_skip, %p_wg, %p_two;
+    .reg .pred  %p_pend, %p_pend1, %p_l0, %p_rel, %p_new, %p_skip, %p_wg, %p_two, %p_head;
     .reg .b32   %thread, %cta, %rank, %ct, %wg, %wi, %lane, %g, %t, %x, %y, %z, %tmp, %tmp2;
     .reg .b32   %m, %n, %KB, %ntiles, %S, %rows, %nblk, %lim, %stg;
     .reg .b32   %u, %u_end, %seg_end, %tile, %kb, %mt, %nt, %m0, %n0, %j;
@@ -351,6 +355,8 @@ def segment_epilogue() -> str:
     ld.global.nc.v2.u32 {{%c_lo, %c_hi}}, [%pw];
     setp.eq.u32 %p_whole, %c_lo, %c_hi;
     @%p_whole bra STORE_TILE;                 // this cluster did the whole tile
+    ld.param.u64 %pws, [p_ws];
+{dual.head_check(ACC)}
     // ---- partial: the accumulators of the tile's row blocks in fragment order to ws[2*vcta + sidx], sidx = 0
     //      if the cluster's run starts inside the tile; 16-byte unit (v, ct) at ((slot*{ACC // 4} + v)*{CONSUMERS} + ct)*16
     ld.param.u64 %pw, [p_starts];
@@ -364,7 +370,6 @@ def segment_epilogue() -> str:
     mul.lo.u32 %tmp, %tmp, {SLOT_V4};         // 16-byte units per slot
     add.u32 %tmp, %tmp, %ct;
     mul.wide.u32 %off64, %tmp, 16;
-    ld.param.u64 %pws, [p_ws];
     add.u64 %pw, %pws, %off64;""")
     for v in range(ACC // 4):
         if v and v % v4_per_block == 0:

@@ -46,6 +46,8 @@ KERNELS = {
     "dual_gemm": ("nvfp4rt.ops.dual_gemm_cluster", "dual_gemm_nvfp4_wgmma_cluster.ptx"),
     "grouped_gemm": ("nvfp4rt.ops.grouped_gemm_cluster", "grouped_gemm_nvfp4_wgmma_cluster.ptx"),
 }
+#: the op layer module whose plan cache (``_cached_plan``) the bench's calls go through
+OP_LAYERS = {"gemm": "nvfp4rt.ops.gemm", "dual_gemm": "nvfp4rt.ops.dual_gemm", "grouped_gemm": "nvfp4rt.ops.grouped_gemm"}
 _REGS = ("%pc0", "%pc1", "%pe0", "%pt0", "%pi0", "%ps1", "%pf_b", "%pf_a", "%pf_g", "%pf_e", "%pf_i", "%pf_part",
          "%pf_red", "%pf_st", "%pf_pw", "%pf_pt")
 
@@ -207,8 +209,12 @@ def collect(op: str, shapes=None, runs: int = 20):
                                       target="sm_90a")
         return modules[constants].kernel(next(iter(modules[constants].entries)))
 
+    # the op layer caches plans, and a cached plan keeps the kernel it was built with: drop them on the way
+    # in (so the bench's calls build plans with the instrumented kernel) and on the way out (so none leaks)
+    op_layer = importlib.import_module(OP_LAYERS[op])
     saved = plan_mod._kernel
     plan_mod._kernel = instrumented_kernel
+    op_layer._cached_plan.cache_clear()
     try:
         dev = nvfp4rt.device()
         bench = get_op(op)(device=dev)
@@ -236,6 +242,7 @@ def collect(op: str, shapes=None, runs: int = 20):
             yield bench.shape_label(shape), total
     finally:
         plan_mod._kernel = saved
+        op_layer._cached_plan.cache_clear()
 
 
 def main(argv=None) -> int:

@@ -55,6 +55,10 @@ WGMMA_DEPTHS = (1, 3)
 _ALPHA_SCALE = 2.0**28
 
 
+#: SM clocks a stream-K head polls its tile counter before it writes its partial (template HEAD_WAIT)
+DEFAULT_HEAD_WAIT = 32768
+
+
 def tile_n(consumer_wgs: int) -> int:
     """B rows (n) of one CTA tile."""
     return 64 * consumer_wgs
@@ -171,8 +175,13 @@ def supports(m, n, k, l, layout=None, alpha: float = 1.0) -> bool:
 
 
 def kernel_constants(cluster: int = DEFAULT_CLUSTER, a_bufs: int = _DEFAULT_A_BUFS, wgmma_depth: int = 1,
-                     consumer_wgs: int = DEFAULT_CONSUMER_WGS) -> dict:
-    """The template constants of one kernel variant (see the PTX header)."""
+                     consumer_wgs: int = DEFAULT_CONSUMER_WGS, head_check: bool = True,
+                     head_wait: int = DEFAULT_HEAD_WAIT) -> dict:
+    """The template constants of one kernel variant (see the PTX header).
+
+    ``head_check=False`` builds the stream-K hand-off without the head's early look at the tile counter
+    (every contributor writes its partial): the tests compare the two bit for bit.  ``head_wait``: how many
+    SM clocks the head polls the counter for before it falls back to writing its partial (0: one look)."""
     if isinstance(wgmma_depth, bool) or wgmma_depth not in WGMMA_DEPTHS:
         raise ValueError(f"wgmma_depth must be one of {WGMMA_DEPTHS}, got {wgmma_depth!r}")
     if wgmma_depth == 3 and a_bufs < 6:
@@ -186,7 +195,20 @@ def kernel_constants(cluster: int = DEFAULT_CLUSTER, a_bufs: int = _DEFAULT_A_BU
     return {"CLUSTER": int(cluster), "A_BUFS": int(a_bufs), "WG_WAIT": int(wgmma_depth),
             "CONSUMER_WGS": int(consumer_wgs), "TILE_N": tn, "THREADS": 128 * (1 + consumer_wgs),
             "CONSUMERS": 128 * consumer_wgs, "STAGE_BYTES": stage_bytes(consumer_wgs), "SFB_OFF": tn * (STAGE_K // 2),
-            "C_PITCH": _C_PITCH}
+            "C_PITCH": _C_PITCH, **head_constants(head_check, head_wait)}
+
+
+def head_constants(head_check, head_wait) -> dict:
+    """HEAD_CHECK and HEAD_WAIT of the three cluster kernels (GEMM, dual, grouped), checked."""
+    if isinstance(head_wait, bool) or not isinstance(head_wait, (int, np.integer)) or not 0 <= head_wait < 2**30:
+        raise ValueError(f"head_wait must be an int of clocks in [0, 2^30), got {head_wait!r}")
+    return {"HEAD_CHECK": _flag("head_check", head_check), "HEAD_WAIT": int(head_wait)}
+
+
+def _flag(name: str, value) -> int:
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be True or False, got {value!r}")
+    return int(bool(value))
 
 
 @lru_cache(maxsize=None)
@@ -212,7 +234,8 @@ class GemmClusterPlan(GemmFacts):
     """A Hopper NVFP4 GEMM of fixed size: A decoded once per call, multicast across clusters of CTAs.
 
     ``GemmClusterPlan(m, n, k, l=1, layout=None, *, device=None, alpha=1.0, cluster=2, stages=None,
-    a_bufs=None, units_per_cluster=None, wgmma_depth=1, consumer_wgs=2)``; ``plan.run(a, b, sfa, sfb, c,
+    a_bufs=None, units_per_cluster=None, wgmma_depth=1, consumer_wgs=2, head_check=True,
+    head_wait=32768)``; ``plan.run(a, b, sfa, sfb, c,
     stream=None)`` (also ``plan(...)``) launches the decode and the GEMM on ``stream`` and returns ``c``.
     Arrays and layouts are those of :class:`nvfp4rt.ops.gemm_wgmma.GemmWgmmaPlan`; ``sfa`` may have any
     stride (the decode kernel reads it directly).  ``wgmma_depth=3`` keeps three wgmma groups per
@@ -227,14 +250,15 @@ class GemmClusterPlan(GemmFacts):
     def __init__(self, m: int, n: int, k: int, l: int = 1, layout=None, *, device=None, alpha: float = 1.0,
                  cluster: int = DEFAULT_CLUSTER, stages: int | None = None, a_bufs: int | None = None,
                  units_per_cluster: int | None = None, wgmma_depth: int = 1,
-                 consumer_wgs: int = DEFAULT_CONSUMER_WGS):
+                 consumer_wgs: int = DEFAULT_CONSUMER_WGS, head_check: bool = True,
+                 head_wait: int = DEFAULT_HEAD_WAIT):
         self.alpha = finite_float("alpha", alpha)
         if abs(self.alpha) * _ALPHA_SCALE > float(np.finfo(np.float32).max):
             raise ValueError(f"alpha: |alpha| * 2^28 must fit in fp32 (the kernel's operand scaling), got {alpha!r}")
         # validate the sizes and the variant before touching the GPU
         probe = cluster_geometry(m, n, k, l, 1, cluster=cluster, stages=stages, a_bufs=a_bufs,
                                  units_per_cluster=units_per_cluster, consumer_wgs=consumer_wgs)
-        self.constants = kernel_constants(cluster, probe.a_bufs, wgmma_depth, consumer_wgs)
+        self.constants = kernel_constants(cluster, probe.a_bufs, wgmma_depth, consumer_wgs, head_check, head_wait)
         self.layout, self.device = hopper_problem(m, n, k, l, layout, device, "cluster GEMM")
         props = self.device.properties
         if probe.shared_mem > props.max_shared_per_block_optin:

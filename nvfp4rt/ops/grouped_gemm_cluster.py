@@ -67,12 +67,16 @@ def shared_bytes(num_stages: int, a_bufs: int) -> int:
     return 2048 + a_bufs * _A16_BUF_BYTES + num_stages * _STAGE_BYTES + _X_BYTES
 
 
-def kernel_constants(cluster: int = DEFAULT_CLUSTER, a_bufs: int = _DEFAULT_A_BUFS) -> dict:
+def kernel_constants(cluster: int = DEFAULT_CLUSTER, a_bufs: int = _DEFAULT_A_BUFS, head_check: bool = True,
+                     head_wait: int | None = None) -> dict:
     if isinstance(cluster, bool) or cluster not in CLUSTER_SIZES:
         raise ValueError(f"cluster must be one of {CLUSTER_SIZES}, got {cluster!r}")
     if isinstance(a_bufs, bool) or a_bufs not in A_BUFS_CHOICES:
         raise ValueError(f"a_bufs must be one of {A_BUFS_CHOICES}, got {a_bufs!r}")
-    return {"CLUSTER": int(cluster), "A_BUFS": int(a_bufs)}
+    from .gemm_wgmma_cluster import DEFAULT_HEAD_WAIT, head_constants
+
+    return {"CLUSTER": int(cluster), "A_BUFS": int(a_bufs),
+            **head_constants(head_check, DEFAULT_HEAD_WAIT if head_wait is None else head_wait)}
 
 
 def tokens(rows: int) -> int:
@@ -299,7 +303,7 @@ class GroupedGemmClusterPlan(GroupedOperands):
     """A grouped GEMM of fixed shapes and layouts: A decoded once per call, 256-row tiles shared by a cluster.
 
     ``GroupedGemmClusterPlan(shapes, layouts=None, *, device=None, cluster=2, stages=None, a_bufs=None,
-    decode_cost=DECODE_COST, clusters=None)``; ``plan(groups, alphas=None, stream=None)`` with ``groups`` a list of
+    decode_cost=DECODE_COST, clusters=None, head_check=True, head_wait=None)``; ``plan(groups, alphas=None, stream=None)`` with ``groups`` a list of
     ``(a, b, sfa, sfb, c)`` as for :class:`nvfp4rt.ops.grouped_gemm.GroupedGemmPlan`.  ``clusters`` sets how
     many unit runs the schedule cuts (default: the clusters the GPU holds at once; more makes more split
     tiles, fewer makes longer runs: tests use both).  An alpha whose
@@ -312,7 +316,8 @@ class GroupedGemmClusterPlan(GroupedOperands):
 
     def __init__(self, shapes, layouts=None, *, device=None, cluster: int = DEFAULT_CLUSTER,
                  stages: int | None = None, a_bufs: int | None = None, decode_cost: float = DECODE_COST,
-                 clusters: int | None = None):
+                 clusters: int | None = None, head_check: bool = True,
+                 head_wait: int | None = None):
         probe = None
 
         def check(s):
@@ -326,7 +331,7 @@ class GroupedGemmClusterPlan(GroupedOperands):
                              f"shared memory; the device allows {props.max_shared_per_block_optin}")
         from .gemm_wgmma_cluster import _max_active_clusters
 
-        self.constants = kernel_constants(probe.cluster, probe.a_bufs)
+        self.constants = kernel_constants(probe.cluster, probe.a_bufs, head_check, head_wait)
         self.kernel = _kernel(dev.ordinal, tuple(sorted(self.constants.items())))
         self.kernel.set_max_dynamic_shared(probe.shared_mem)
         self.max_clusters = _max_active_clusters(self.kernel, probe.cluster, _THREADS, probe.shared_mem,
