@@ -17,6 +17,13 @@ def positive_int(name: str, v) -> int:
     return int(v)
 
 
+def flag(name: str, v) -> bool:
+    """``v`` as a bool (numpy bools too, nothing else); ValueError naming ``name`` otherwise."""
+    if not isinstance(v, (bool, np.bool_)):
+        raise ValueError(f"{name} must be True or False, got {v!r}")
+    return bool(v)
+
+
 def finite_float(name: str, v) -> float:
     """``v`` as a finite float (ints and numpy scalars too, bools never)."""
     if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)) \

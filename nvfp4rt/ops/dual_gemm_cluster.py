@@ -26,7 +26,7 @@ from ..launch import Pointer
 from ..ptxsource import ptx_dir
 from ._args import finite_float, positive_int
 from .dual_gemm import DualGemmLayout, DualOperands, K_MULTIPLE, STAGE_K, layout_problem
-from .gemm_wgmma_cluster import GemmClusterGeometry
+from .gemm_wgmma_cluster import DEFAULT_HEAD_WAIT, GemmClusterGeometry, head_constants
 
 __all__ = ["DualGemmClusterPlan", "DualClusterGeometry", "dual_cluster_geometry", "supports", "shared_bytes",
            "kernel_constants", "CLUSTER_SIZES", "A_BUFS_CHOICES", "TILE_M", "TILE_N"]
@@ -131,16 +131,13 @@ def supports(m, n, k, l, layout=None, alpha1: float = 1.0, alpha2: float = 1.0) 
 
 
 def kernel_constants(cluster: int = DEFAULT_CLUSTER, a_bufs: int = _DEFAULT_A_BUFS, head_check: bool = True,
-                     head_wait: int | None = None) -> dict:
+                     head_wait: int = DEFAULT_HEAD_WAIT) -> dict:
     """The template constants of one kernel variant (see the PTX header)."""
     if isinstance(cluster, bool) or cluster not in CLUSTER_SIZES:
         raise ValueError(f"cluster must be one of {CLUSTER_SIZES}, got {cluster!r}")
     if isinstance(a_bufs, bool) or a_bufs not in A_BUFS_CHOICES:
         raise ValueError(f"a_bufs must be one of {A_BUFS_CHOICES}, got {a_bufs!r}")
-    from .gemm_wgmma_cluster import DEFAULT_HEAD_WAIT, head_constants
-
-    return {"CLUSTER": int(cluster), "A_BUFS": int(a_bufs),
-            **head_constants(head_check, DEFAULT_HEAD_WAIT if head_wait is None else head_wait)}
+    return {"CLUSTER": int(cluster), "A_BUFS": int(a_bufs), **head_constants(head_check, head_wait)}
 
 
 @lru_cache(maxsize=None)
@@ -155,7 +152,7 @@ class DualGemmClusterPlan(DualOperands):
     """A Hopper dual GEMM of fixed size: A decoded once per call, 256-row tiles multicast across a cluster.
 
     ``DualGemmClusterPlan(m, n, k, l=1, layout=None, *, alpha1=1.0, alpha2=1.0, device=None, cluster=2,
-    stages=None, a_bufs=None, units_per_cluster=None, head_check=True, head_wait=None)``; ``plan(a, b1, b2, sfa, sfb1, sfb2, c,
+    stages=None, a_bufs=None, units_per_cluster=None, head_check=True, head_wait=32768)``; ``plan(a, b1, b2, sfa, sfb1, sfb2, c,
     stream=None)`` launches the decode and the dual GEMM on ``stream`` and returns ``c``.  Operands and
     layouts are those of :class:`nvfp4rt.ops.dual_gemm.DualGemmPlan`.  An alpha whose 2^28 multiple
     overflows fp32 is rejected (the op layer then uses the first dual kernel).  The plan owns the A16
@@ -168,7 +165,7 @@ class DualGemmClusterPlan(DualOperands):
     def __init__(self, m: int, n: int, k: int, l: int = 1, layout=None, *, alpha1: float = 1.0,
                  alpha2: float = 1.0, device=None, cluster: int = DEFAULT_CLUSTER, stages: int | None = None,
                  a_bufs: int | None = None, units_per_cluster: int | None = None, head_check: bool = True,
-                 head_wait: int | None = None):
+                 head_wait: int = DEFAULT_HEAD_WAIT):
         self.alpha1, self.alpha2 = finite_float("alpha1", alpha1), finite_float("alpha2", alpha2)
         if not _alphas_fit(self.alpha1, self.alpha2):
             raise ValueError(f"alpha1, alpha2: |alpha| * 2^28 must fit in fp32 (the kernel's operand scaling), "

@@ -27,7 +27,7 @@ import numpy as np
 from .. import driver
 from ..launch import Pointer
 from ..ptxsource import ptx_dir
-from ._args import positive_int, finite_float
+from ._args import finite_float, flag, positive_int
 from .gemm_wgmma import (GemmFacts, K_MULTIPLE, MAX_CHAIN_UNITS, STAGE_K, TILE, _layout, _layout_problem, hopper_problem,
                          launch_with_maps, operand_pointers, padded_scale_rows)
 
@@ -202,13 +202,7 @@ def head_constants(head_check, head_wait) -> dict:
     """HEAD_CHECK and HEAD_WAIT of the three cluster kernels (GEMM, dual, grouped), checked."""
     if isinstance(head_wait, bool) or not isinstance(head_wait, (int, np.integer)) or not 0 <= head_wait < 2**30:
         raise ValueError(f"head_wait must be an int of clocks in [0, 2^30), got {head_wait!r}")
-    return {"HEAD_CHECK": _flag("head_check", head_check), "HEAD_WAIT": int(head_wait)}
-
-
-def _flag(name: str, value) -> int:
-    if not isinstance(value, (bool, np.bool_)):
-        raise ValueError(f"{name} must be True or False, got {value!r}")
-    return int(bool(value))
+    return {"HEAD_CHECK": int(flag("head_check", head_check)), "HEAD_WAIT": int(head_wait)}
 
 
 @lru_cache(maxsize=None)

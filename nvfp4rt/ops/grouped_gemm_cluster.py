@@ -25,6 +25,7 @@ from .. import driver
 from ..launch import Pointer
 from ..ptxsource import ptx_dir
 from ._args import positive_int
+from .gemm_wgmma_cluster import DEFAULT_HEAD_WAIT, head_constants
 from .grouped_gemm import GroupedOperands, K_MULTIPLE, MAX_GROUPS, STAGE_K, pack_table
 
 __all__ = ["GroupedGemmClusterPlan", "GroupedClusterGeometry", "ClusterGroup", "cluster_geometry", "build_table",
@@ -68,15 +69,12 @@ def shared_bytes(num_stages: int, a_bufs: int) -> int:
 
 
 def kernel_constants(cluster: int = DEFAULT_CLUSTER, a_bufs: int = _DEFAULT_A_BUFS, head_check: bool = True,
-                     head_wait: int | None = None) -> dict:
+                     head_wait: int = DEFAULT_HEAD_WAIT) -> dict:
     if isinstance(cluster, bool) or cluster not in CLUSTER_SIZES:
         raise ValueError(f"cluster must be one of {CLUSTER_SIZES}, got {cluster!r}")
     if isinstance(a_bufs, bool) or a_bufs not in A_BUFS_CHOICES:
         raise ValueError(f"a_bufs must be one of {A_BUFS_CHOICES}, got {a_bufs!r}")
-    from .gemm_wgmma_cluster import DEFAULT_HEAD_WAIT, head_constants
-
-    return {"CLUSTER": int(cluster), "A_BUFS": int(a_bufs),
-            **head_constants(head_check, DEFAULT_HEAD_WAIT if head_wait is None else head_wait)}
+    return {"CLUSTER": int(cluster), "A_BUFS": int(a_bufs), **head_constants(head_check, head_wait)}
 
 
 def tokens(rows: int) -> int:
@@ -303,7 +301,7 @@ class GroupedGemmClusterPlan(GroupedOperands):
     """A grouped GEMM of fixed shapes and layouts: A decoded once per call, 256-row tiles shared by a cluster.
 
     ``GroupedGemmClusterPlan(shapes, layouts=None, *, device=None, cluster=2, stages=None, a_bufs=None,
-    decode_cost=DECODE_COST, clusters=None, head_check=True, head_wait=None)``; ``plan(groups, alphas=None, stream=None)`` with ``groups`` a list of
+    decode_cost=DECODE_COST, clusters=None, head_check=True, head_wait=32768)``; ``plan(groups, alphas=None, stream=None)`` with ``groups`` a list of
     ``(a, b, sfa, sfb, c)`` as for :class:`nvfp4rt.ops.grouped_gemm.GroupedGemmPlan`.  ``clusters`` sets how
     many unit runs the schedule cuts (default: the clusters the GPU holds at once; more makes more split
     tiles, fewer makes longer runs: tests use both).  An alpha whose
@@ -317,7 +315,7 @@ class GroupedGemmClusterPlan(GroupedOperands):
     def __init__(self, shapes, layouts=None, *, device=None, cluster: int = DEFAULT_CLUSTER,
                  stages: int | None = None, a_bufs: int | None = None, decode_cost: float = DECODE_COST,
                  clusters: int | None = None, head_check: bool = True,
-                 head_wait: int | None = None):
+                 head_wait: int = DEFAULT_HEAD_WAIT):
         probe = None
 
         def check(s):
