@@ -8,10 +8,12 @@ CPU part:
 * the cluster-level stream-K split covers every unit once and gives each CTA distinct slots;
 * a model of the multicast a16 ring: no buffer is refilled while any CTA may still read it,
   and the ring never deadlocks;
+* the K split (KSPLIT > 1): its geometry and choice, the partial tile's shared-memory mapping (every
+  accumulator once, conflict-free) and the cluster-wide reduction's structure;
 * bad arguments raise before any GPU work.
 
 GPU part (``@pytest.mark.gpu``): against nvfp4rt.reference on fresh data, both distributions,
-NaN-poisoned outputs, ragged shapes, every cluster size; repeat runs are bit-identical.
+NaN-poisoned outputs, ragged shapes, every cluster size and K split; repeat runs are bit-identical.
 """
 from __future__ import annotations
 
@@ -303,6 +305,120 @@ def test_ring_model_catches_a_release_to_the_own_cta_only_and_a_too_small_ring()
         CL.kernel_constants(2, 5, 3)
 
 
+# ============================================================== the K split (KSPLIT > 1)
+
+def _ksplit_text(ksplit=2, wgs=2):
+    consts = CL.kernel_constants(1, 6 if wgs == 2 else 4, 1, wgs, ksplit=ksplit)
+    return render(KERNEL.read_text(), "sm_90a", consts), consts
+
+
+@pytest.mark.parametrize("m,n,k,l,ks", [(128, 7168, 2048, 1, 2), (128, 4096, 7168, 1, 4), (200, 1000, 2048, 2, 8),
+                                        (1, 1, 512, 1, 2), (130, 640, 16384, 1, 2)])
+def test_ksplit_geometry_gives_each_cta_one_k_range_of_one_tile(m, n, k, l, ks):
+    g = CL.cluster_geometry(m, n, k, l, 132, cluster=1, ksplit=ks)
+    assert g.ksplit == ks and g.launch_cluster == ks and g.units_per_cluster * ks == g.k_stages
+    assert g.grid == g.tiles * ks and g.grid % ks == 0  # whole clusters
+    assert g.workspace_bytes == 16 and g.counters == 1  # nothing goes through global memory
+    for cta in range(g.grid):  # the kernel's %cta = ctaid.x, %krank = ctaid.x % ksplit
+        lo = cta * g.units_per_cluster
+        tile, krank = divmod(cta, ks)
+        assert lo // g.k_stages == tile == (lo + g.units_per_cluster - 1) // g.k_stages
+        assert lo % g.k_stages == krank * g.units_per_cluster
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    (dict(cluster=2, ksplit=2), "cluster=1"), (dict(cluster=1, ksplit=3), "ksplit must be"),
+    (dict(cluster=1, ksplit=True), "ksplit must be"), (dict(cluster=1, ksplit=4, k=1536), "divisible"),
+    (dict(cluster=1, ksplit=2, k=256 * 66), "at most 32"), (dict(cluster=1, ksplit=2, units_per_cluster=3), "k_stages / ksplit"),
+])
+def test_ksplit_geometry_refuses_what_the_kernel_cannot_run(kwargs, match):
+    args = dict(m=128, n=256, k=2048, l=1)
+    args.update(kwargs)
+    with pytest.raises(ValueError, match=match):
+        CL.cluster_geometry(args.pop("m"), args.pop("n"), args.pop("k"), args.pop("l"), 132, **args)
+    with pytest.raises(ValueError, match="cluster=1"):
+        CL.kernel_constants(2, ksplit=2)
+
+
+def test_ksplit_choice_on_the_benchmark_shapes():
+    """132 SMs.  128x7168x2048: 56 tiles of 8 stages, 2 x 4 stages on 112 CTAs against stream-K's 4 units per cluster
+    plus one extra contributor per tile: the split.  128x4096x7168: 32 tiles of 28 stages; 4 x 7 matches stream-K
+    when 32 clusters of 4 fit at once, and is refused when the device holds fewer (the H100 holds fewer: a GPC
+    takes only whole clusters).  128x7168x16384: 32 stages per CTA against stream-K's 28 + 2.3: stream-K."""
+    assert CL.choose_ksplit(128, 7168, 2048, 1, 132) == 2
+    assert CL.choose_ksplit(128, 4096, 7168, 1, 132) == 4
+    assert CL.choose_ksplit(128, 4096, 7168, 1, 132, max_active={4: 31, 2: 66}) == 1  # 2 x 14 costs more than 7 + 3
+    assert CL.choose_ksplit(128, 7168, 16384, 1, 132) == 1
+    assert CL.choose_ksplit(128, 2048, 7168, 1, 132, max_active={4: 30}) == 4  # 7 stages against 4 + 6 contributors
+    assert CL.choose_ksplit(1, 1, 64, 1, 132) == 1  # one stage: nothing to split
+    assert CL.choose_ksplit(128, 7168, 1536, 1, 132) == 2  # 6 stages: 112 CTAs of 3 against stream-K's 3 + 1
+    assert CL.choose_ksplit(128, 7168, 1280, 1, 132) == 1  # 5 stages: no split divides them
+    assert CL.choose_ksplit(1024, 7168, 2048, 1, 132) == 1  # 448 tiles: no split fits one wave
+    assert CL.ksplit_candidates(128, 4096, 7168, 1, 132) == [2, 4] and CL.ksplit_candidates(1, 1, 64, 1, 132) == []
+
+
+def test_ksplit_partial_tile_mapping_is_one_to_one_and_conflict_free():
+    """The 64 st.shared.f32 of the K-split epilogue, evaluated for every consumer thread: each (m_l, n_l) of the
+    128 x TILE_N tile is written once, at m_l * KS_PITCH + 4 n_l, and the 32 lanes of each store hit 32 banks."""
+    for wgs in CL.CONSUMER_WGS_CHOICES:
+        text, consts = _ksplit_text(2, wgs)
+        pitch, tn = consts["KS_PITCH"], consts["TILE_N"]
+        block = text[text.index("KSPLIT_REDUCE:"):text.index("barrier.cluster.arrive.release;", text.index("KSPLIT_REDUCE:"))]
+        stores = re.findall(r"st\.shared\.f32 \[%addr\+(\d+)\*(\d+)\+(\d+)\], %acc(\d+);", block)
+        assert len(stores) == 64 and sorted(int(e) for *_, e in stores) == list(range(64))
+        assert all(int(p) == pitch for _, p, _, _ in stores)
+        assert "mul.lo.u32 %tmp, %t, 2*" + str(pitch) + ";" in block and "shl.b32 %tmp2, %rowB, 2;" in block
+        written = {}
+        for ct in range(consts["CONSUMERS"]):
+            wg, wi, lane = ct // 128, (ct % 128) // 32, ct % 32
+            g, t = lane // 4, lane % 4
+            row_b = 64 * wg + 16 * wi + g
+            base = 2 * t * pitch + 4 * row_b
+            for mrow, _, col, e in stores:
+                e = int(e)
+                # the wgmma accumulator layout: acc e is (n_l, m_l) = (row_b + 8*((e/2)%2), 8*(e/4) + 2t + e%2)
+                n_l, m_l = row_b + 8 * ((e // 2) % 2), 8 * (e // 4) + 2 * t + e % 2
+                addr = base + int(mrow) * pitch + int(col)
+                assert addr == m_l * pitch + 4 * n_l
+                assert addr not in written
+                written[addr] = (ct // 32, e)
+        assert len(written) == 128 * tn
+        banks = {}
+        for addr, key in written.items():
+            banks.setdefault(key, []).append((addr // 4) % 32)
+        assert all(sorted(b) == list(range(32)) for b in banks.values())
+        assert 128 * pitch <= 2 * CL.stage_bytes(wgs) + 4 * 16384  # P fits the smallest rings
+
+
+@pytest.mark.parametrize("ks", CL.KSPLIT_SIZES[1:])
+def test_ksplit_reduction_meets_the_cluster_then_adds_every_rank_in_order(ks):
+    text, consts = _ksplit_text(ks)
+    block = text[text.index("KSPLIT_REDUCE:"):text.index("PRODUCERS:")]
+    code = [ln.split("//")[0].strip() for ln in _code(block) if ln.split("//")[0].strip()]
+    arrive = code.index("barrier.cluster.arrive.release;")
+    assert code[arrive + 1] == "barrier.cluster.wait.acquire;"
+    assert max(i for i, ln in enumerate(code) if ln.startswith("st.shared.f32")) < arrive  # writes, then meet
+    assert min(i for i, ln in enumerate(code) if "ld.shared::cluster" in ln) > arrive  # then read the peers
+    assert [int(x) for x in re.findall(r"mapa\.shared::cluster\.u32 %pr(\d), %sm, \1;", block)] == list(range(ks))
+    # the loads, rank by rank (rows i and i + 8), and one add per value and rank after rank 0: P_0 + P_1 + ...
+    ranks = re.findall(r"add\.u32 %addr, %pr(\d), %x;", block)
+    assert [int(r) for r in ranks] == list(range(ks))
+    assert len(re.findall(r"add\.f32 %r[ab]\d, %r[ab]\d, %q[ab]\d;", block)) == 8 * (ks - 1)
+    assert f"mul.lo.u32 %rowbase, %krank, 128/{ks};" in block
+    assert code[-1] == "bra.uni EXIT;"  # EXIT's cluster barrier keeps P alive until every peer has read it
+    # each CTA reduces 128/ks rows in passes of 16 (two chunks 8 rows apart per thread): 8/ks passes cover them
+    assert f"setp.lt.u32 %p_more, %i, 128/{ks}*128/4;" in block and "add.u32 %i, %i, 2*256;" in block
+
+
+@pytest.mark.skipif(not _HAVE_PTXAS, reason="ptxas not found")
+@pytest.mark.parametrize("ks,wgs", [(2, 2), (4, 2), (8, 2), (2, 3), (8, 3)])
+def test_ksplit_kernel_assembles_without_spills(ks, wgs):
+    text, _ = _ksplit_text(ks, wgs)
+    res = assemble(text, "sm_90a", {})
+    (fn,) = res.functions.values()
+    assert not fn.spills and fn.local_bytes == 0
+
+
 # ============================================================== arguments
 
 @pytest.mark.parametrize("kwargs,exc,match", [
@@ -361,6 +477,48 @@ def test_split_choice_does_not_change_the_result_and_repeats_are_identical(upc, 
     first = c.numpy().copy()
     plan.run(dev["a"], dev["b"], dev["sfa"], dev["sfb"], c)  # counters were reset by the last CTAs
     assert np.array_equal(first.view(np.uint16), c.numpy().view(np.uint16))
+
+
+KSPLIT_SHAPES = [(128, 7168, 2048, 1), (128, 256, 512, 1), (1, 1, 512, 1), (127, 129, 1024, 1), (200, 1000, 2048, 2),
+                 (129, 8, 4096, 1), (64, 300, 1984, 3), (256, 7, 960, 1), (130, 640, 16384, 1)]
+
+
+@pytest.mark.gpu
+@requires_gpu
+@pytest.mark.parametrize("m,n,k,l", KSPLIT_SHAPES)
+@pytest.mark.parametrize("ks", CL.KSPLIT_SIZES[1:])
+@pytest.mark.parametrize("wgs", CL.CONSUMER_WGS_CHOICES)
+def test_ksplit_matches_float64_reference_and_repeats_are_identical(m, n, k, l, ks, wgs):
+    kb = -(-k // 256)
+    if kb % ks or kb // ks > CL.MAX_CHAIN_UNITS:
+        pytest.skip(f"k/256 = {kb} does not split {ks} ways (the geometry refuses it; tested on the CPU)")
+    for distribution in ("competition", "wide"):
+        res, plan, dev, c, _ = _run_case(m, n, k, l, distribution, cluster=1, ksplit=ks, consumer_wgs=wgs)
+        assert plan.geometry.ksplit == ks
+        assert res.ok, (distribution, res.report())
+    first = c.numpy().copy()
+    c.numpy()  # (host copy taken)
+    plan.run(dev["a"], dev["b"], dev["sfa"], dev["sfb"], c)
+    assert np.array_equal(first.view(np.uint16), c.numpy().view(np.uint16))
+
+
+@pytest.mark.gpu
+@requires_gpu
+def test_default_plans_take_the_ksplit_where_it_is_chosen():
+    """A default plan's K split runs in one wave (its clusters fit the device at once) and 128x7168x2048 takes one."""
+    from nvfp4rt import driver
+
+    sms = driver.Device(0).properties.sm_count
+    for shape in [(128, 4096, 7168, 1), (128, 7168, 2048, 1), (128, 7168, 16384, 1), (256, 4096, 7168, 1)]:
+        plan = CL.GemmClusterPlan(*shape)
+        g = plan.geometry
+        assert g.ksplit in [1] + CL.ksplit_candidates(*shape, sms)
+        assert g.cluster == (1 if g.ksplit > 1 else CL.DEFAULT_CLUSTER)
+        assert (f"ksplit={g.ksplit}" in repr(plan)) == (g.ksplit > 1)
+        if g.ksplit > 1:
+            assert g.tiles <= CL._max_active_clusters(plan.kernel, g.ksplit, g.threads, g.shared_mem, sms)
+    if sms >= 112:
+        assert CL.GemmClusterPlan(128, 7168, 2048, 1).geometry.ksplit == 2
 
 
 @pytest.mark.gpu

@@ -23,19 +23,25 @@ import profile_cluster_kernel as P  # noqa: E402
 _PROF_REG = re.compile(r"%(?:pc0|pc1|pe0|pt0|pi0|ps1|pf_\w+|pq)\b")
 
 
-def _rendered(op):
-    return render((ptx_dir() / P.KERNELS[op][1]).read_text(), "sm_90a", P.default_constants(op))
+#: kernels under test: the three ops' defaults, and the GEMM built with its K-split epilogue
+_BUILDS = {**{op: {} for op in P.KERNELS}, "gemm_ksplit": {"CLUSTER": 1, "KSPLIT": 2}}
+
+
+def _rendered(build):
+    op = "gemm" if build == "gemm_ksplit" else build
+    constants = {**P.default_constants(op), **_BUILDS[build]}
+    return render((ptx_dir() / P.KERNELS[op][1]).read_text(), "sm_90a", constants)
 
 
 def _strip(text):
     """Undo the instrumentation: drop the added lines and PROF_* blocks, restore the exits."""
     text = text.replace(f"\n.global .align 8 .u64 {P.GLOBAL}[{P.NSLOTS}];\n", "")
     text = re.sub(r"^PROF_\w+:\n(?:(?!    bra\.uni EXIT;\n).*\n)*    bra\.uni EXIT;\n\n?", "", text, flags=re.M)
-    text = re.sub(r"bra PROF_\w+_EXIT;", "bra EXIT;", text)
+    text = re.sub(r"bra(\.uni)? PROF_\w+_EXIT;", r"bra\1 EXIT;", text)
     return "\n".join(ln for ln in text.split("\n") if not _PROF_REG.search(ln))
 
 
-@pytest.mark.parametrize("op", sorted(P.KERNELS))
+@pytest.mark.parametrize("op", sorted(_BUILDS))
 def test_instrumentation_only_adds_counters(op):
     original = _rendered(op)
     inst = P.instrument(original)
@@ -57,7 +63,7 @@ _HAVE_PTXAS = __import__("nvfp4rt.assemble", fromlist=["find_ptxas"]).find_ptxas
 
 
 @pytest.mark.skipif(not _HAVE_PTXAS, reason="ptxas not found")
-@pytest.mark.parametrize("op", sorted(P.KERNELS))
+@pytest.mark.parametrize("op", sorted(_BUILDS))
 def test_instrumented_kernel_assembles_without_spills(op):
     from nvfp4rt.assemble import assemble
 

@@ -72,8 +72,12 @@ SWEEP = {
     "w3_cl2": dict(cluster=2, consumer_wgs=3),
     "w3_cl2_s3b5": dict(cluster=2, consumer_wgs=3, stages=3, a_bufs=5),
     "w3_cl4": dict(cluster=4, consumer_wgs=3),
+    # the K split: each tile is one cluster of ksplit CTAs splitting its k, reduced through DSMEM (no stream-K)
+    "ks2": dict(cluster=1, ksplit=2),
+    "ks4": dict(cluster=1, ksplit=4),
+    "ks8": dict(cluster=1, ksplit=8),
 }
-_CLUSTER_KEYS = ("cluster", "stages", "a_bufs", "units_per_cluster", "wgmma_depth", "consumer_wgs")
+_CLUSTER_KEYS = ("cluster", "stages", "a_bufs", "units_per_cluster", "wgmma_depth", "consumer_wgs", "ksplit")
 
 
 def make_plan(m, n, k, l, kw):

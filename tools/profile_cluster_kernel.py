@@ -15,7 +15,8 @@ the kernel's rendered PTX and adds, without changing what the kernel computes:
 * consumers: the cycles spent spinning on the B-stage full barrier (C_WAIT_FULL*), on the A16 full
   barriers (C_WAIT_A*), in wgmma.wait_group, from wgmma.fence to wgmma.commit_group (issue; with
   ptxas's C7511 serialization this also holds each wgmma's completion), and in the segment epilogue,
-  split into the stream-K partial write + counter, the reduction and the fp16 store;
+  split into the stream-K partial write + counter, the reduction and the fp16 store (the GEMM's K-split
+  epilogue, KSPLIT > 1, counts as reduction: its partials never leave shared memory);
 * producers: their total time and the time spinning on their empty barriers; the A16 producer's
   griddepcontrol.wait (the decode prepass it depends on);
 
@@ -129,6 +130,14 @@ def instrument(text: str) -> str:
     text = _once(text, "STORE_TILE:\n", _since("%ps1", "%pf_red") + "STORE_TILE:\n    mov.u32 %pi0, %clock;\n",
                  "STORE_TILE")
     text = _once(text, "NEXT_SEG:\n", _since("%pi0", "%pf_st") + "NEXT_SEG:\n", "NEXT_SEG")
+    # the GEMM's K-split epilogue (KSPLIT > 1: partials parked in shared memory, reduced across the cluster)
+    # leaves for EXIT directly: all of it counts as epilogue and reduction
+    ks = re.search(r"^    bra\.uni EXIT;( +// its cluster barrier keeps P alive[^\n]*)\n", text, flags=re.M)
+    if "KSPLIT_REDUCE:\n" in text:
+        if ks is None:
+            raise InstrumentError("no exit branch at the end of the K-split epilogue")
+        text = (text[:ks.start()] + _since("%pe0", "%pf_e") + _since("%pe0", "%pf_red")
+                + f"    bra.uni PROF_CONSUMER_EXIT;{ks.group(1)}\n" + text[ks.end():])
 
     # ---- producers
     text = _wrap_spins(text, r"B_WAIT_EMPTY", "%pf_pw", "B empty")

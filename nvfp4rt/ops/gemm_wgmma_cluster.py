@@ -31,8 +31,8 @@ from ._args import finite_float, flag, positive_int
 from .gemm_wgmma import (GemmFacts, K_MULTIPLE, MAX_CHAIN_UNITS, STAGE_K, TILE, _layout, _layout_problem, hopper_problem,
                          launch_with_maps, operand_pointers, padded_scale_rows)
 
-__all__ = ["GemmClusterPlan", "GemmClusterGeometry", "cluster_geometry", "supports", "shared_bytes",
-           "kernel_constants", "CLUSTER_SIZES", "WGMMA_DEPTHS"]
+__all__ = ["GemmClusterPlan", "GemmClusterGeometry", "cluster_geometry", "choose_ksplit", "supports", "shared_bytes",
+           "kernel_constants", "ksplit_candidates", "CLUSTER_SIZES", "KSPLIT_SIZES", "WGMMA_DEPTHS"]
 
 _KERNEL_FILE = "gemm_nvfp4_wgmma_cluster.ptx"
 _ENTRY = "nvfp4_gemm_wgmma_cluster"
@@ -57,6 +57,9 @@ _ALPHA_SCALE = 2.0**28
 
 #: SM clocks a stream-K head polls its tile counter before it writes its partial (template HEAD_WAIT)
 DEFAULT_HEAD_WAIT = 32768
+#: CTAs of a cluster that split one tile's k and reduce through distributed shared memory (template KSPLIT);
+#: 1 is the stream-K schedule.  Each CTA reduces 128/KSPLIT of the tile's rows, 16 rows per pass.
+KSPLIT_SIZES = (1, 2, 4, 8)
 
 
 def tile_n(consumer_wgs: int) -> int:
@@ -93,10 +96,16 @@ class GemmClusterGeometry:
     num_stages: int
     a_bufs: int
     consumer_wgs: int = DEFAULT_CONSUMER_WGS
+    ksplit: int = 1  # > 1: clusters of ksplit CTAs split each tile's k (cluster is then 1), no stream-K
 
     @property
     def tile_n(self) -> int:
         return tile_n(self.consumer_wgs)
+
+    @property
+    def launch_cluster(self) -> int:
+        """CTAs per launched cluster: the multicast cluster, or the K-split cluster."""
+        return self.ksplit if self.ksplit > 1 else self.cluster
 
     @property
     def threads(self) -> int:
@@ -113,10 +122,12 @@ class GemmClusterGeometry:
 
     @property
     def counters(self) -> int:
-        return self.tiles * self.cluster
+        return 1 if self.ksplit > 1 else self.tiles * self.cluster  # the K split keeps no counters
 
     @property
     def workspace_bytes(self) -> int:
+        if self.ksplit > 1:
+            return 16  # partials stay in shared memory
         return 2 * self.grid * self.tile_n * TILE * 4  # fp32 partial tiles: two slots per CTA
 
     @property
@@ -132,8 +143,12 @@ class GemmClusterGeometry:
 def cluster_geometry(m: int, n: int, k: int, l: int, max_clusters: int, *, cluster: int = DEFAULT_CLUSTER,
                      stages: int | None = None, a_bufs: int | None = None,
                      units_per_cluster: int | None = None,
-                     consumer_wgs: int = DEFAULT_CONSUMER_WGS) -> GemmClusterGeometry:
-    """The work split (pure).  ``max_clusters``: clusters the GPU runs at once (one wave)."""
+                     consumer_wgs: int = DEFAULT_CONSUMER_WGS, ksplit: int = 1) -> GemmClusterGeometry:
+    """The work split (pure).  ``max_clusters``: clusters the GPU runs at once (one wave).
+
+    ``ksplit > 1``: every tile is one cluster of ``ksplit`` CTAs, CTA r running k stages
+    ``[r * k_stages / ksplit, (r + 1) * k_stages / ksplit)`` (the grid may then take several waves); it
+    needs ``cluster=1`` and ``k_stages`` divisible by ``ksplit``, and ``units_per_cluster`` follows."""
     m, n, k, l, max_clusters = (positive_int(nm, v) for nm, v in
                                 (("m", m), ("n", n), ("k", k), ("l", l), ("max_clusters", max_clusters)))
     if k % K_MULTIPLE:
@@ -149,16 +164,62 @@ def cluster_geometry(m: int, n: int, k: int, l: int, max_clusters: int, *, clust
     ab = (_DEFAULT_A_BUFS if consumer_wgs == 2 else 4) if a_bufs is None else a_bufs
     if isinstance(ab, bool) or ab not in A_BUFS_CHOICES:
         raise ValueError(f"a_bufs must be one of {A_BUFS_CHOICES}, got {a_bufs!r}")
+    if isinstance(ksplit, bool) or ksplit not in KSPLIT_SIZES:
+        raise ValueError(f"ksplit must be one of {KSPLIT_SIZES}, got {ksplit!r}")
     m_tiles, n_tiles, k_stages = -(-m // TILE), -(-n // (tile_n(consumer_wgs) * cluster)), -(-k // STAGE_K)
     units = l * m_tiles * n_tiles * k_stages
     if units * cluster >= 2**31:
         raise ValueError(f"problem too large: {units} units do not fit the kernel's 32-bit indices")
+    if ksplit > 1:
+        if cluster != 1:
+            raise ValueError(f"ksplit={ksplit} needs cluster=1 (the K-split CTAs load different k), got {cluster}")
+        if k_stages % ksplit or k_stages // ksplit > MAX_CHAIN_UNITS:
+            raise ValueError(f"ksplit={ksplit} needs k/256 = {k_stages} divisible by it, with at most "
+                             f"{MAX_CHAIN_UNITS} stages per CTA")
+        upc = k_stages // ksplit
+        if units_per_cluster is not None and units_per_cluster != upc:
+            raise ValueError(f"units_per_cluster must be k_stages / ksplit = {upc} with ksplit={ksplit}, "
+                             f"got {units_per_cluster!r}")
+        return GemmClusterGeometry(m, n, k, l, cluster, m_tiles, n_tiles, k_stages, units, upc, units // upc, s,
+                                   int(ab), int(consumer_wgs), int(ksplit))
     if units_per_cluster is None:
         upc = min(-(-units // max_clusters), MAX_CHAIN_UNITS)  # one wave; no chain past 8192 k
     else:
         upc = positive_int("units_per_cluster", units_per_cluster)
     return GemmClusterGeometry(m, n, k, l, cluster, m_tiles, n_tiles, k_stages, units, upc, -(-units // upc), s,
                                int(ab), int(consumer_wgs))
+
+
+def choose_ksplit(m: int, n: int, k: int, l: int, sm_count: int, *, consumer_wgs: int = DEFAULT_CONSUMER_WGS,
+                  max_active: dict | None = None, streamk_cluster: int = DEFAULT_CLUSTER) -> int:
+    """The K split for a problem (pure): 1 (stream-K) or a ``ksplit`` of :data:`KSPLIT_SIZES`.
+
+    A split is a candidate when it divides the k stages and all ``tiles`` clusters of ``ksplit`` CTAs run at
+    once: ``tiles <= max_active[ksplit]`` (clusters of that size the device holds, cuOccupancyMaxActiveClusters:
+    a GPC holds only whole clusters, so on an H100 fewer than 33 clusters of 4 fit; default
+    ``sm_count // ksplit``).  Its cost is its stages per CTA; the stream-K schedule's (estimated with
+    ``sm_count // streamk_cluster`` clusters) is its units per cluster plus one unit per extra contributor of an
+    average tile (each one's partial goes through the workspace and is read back by the tile's last CTA).
+    The cheapest candidate wins if it costs no more than stream-K (docs/gemm.md has the measurements)."""
+    g = cluster_geometry(m, n, k, l, max(1, sm_count // streamk_cluster), cluster=streamk_cluster,
+                         consumer_wgs=consumer_wgs)
+    tiles = l * g.m_tiles * -(-n // tile_n(consumer_wgs))
+    active = dict(max_active or {})
+    fits = [ks for ks in KSPLIT_SIZES[1:] if g.k_stages % ks == 0 and g.k_stages // ks <= MAX_CHAIN_UNITS
+            and tiles * ks <= sm_count and tiles <= active.get(ks, sm_count // ks)]
+    if not fits:
+        return 1
+    best = max(fits)  # fewest stages per CTA
+    extra = sum(len(g.contributors(t)) - 1 for t in range(g.tiles)) / g.tiles
+    return best if g.k_stages // best <= g.units_per_cluster + extra else 1
+
+
+def ksplit_candidates(m: int, n: int, k: int, l: int, sm_count: int,
+                      consumer_wgs: int = DEFAULT_CONSUMER_WGS) -> list[int]:
+    """The splits :func:`choose_ksplit` may take before occupancy is known (the plan loads only these kernels)."""
+    tiles = l * -(-m // TILE) * -(-n // tile_n(consumer_wgs))
+    kb = -(-k // STAGE_K)
+    return [ks for ks in KSPLIT_SIZES[1:] if kb % ks == 0 and kb // ks <= MAX_CHAIN_UNITS and tiles * ks <= sm_count]
 
 
 @lru_cache(maxsize=1024)
@@ -176,12 +237,13 @@ def supports(m, n, k, l, layout=None, alpha: float = 1.0) -> bool:
 
 def kernel_constants(cluster: int = DEFAULT_CLUSTER, a_bufs: int = _DEFAULT_A_BUFS, wgmma_depth: int = 1,
                      consumer_wgs: int = DEFAULT_CONSUMER_WGS, head_check: bool = True,
-                     head_wait: int = DEFAULT_HEAD_WAIT) -> dict:
+                     head_wait: int = DEFAULT_HEAD_WAIT, ksplit: int = 1) -> dict:
     """The template constants of one kernel variant (see the PTX header).
 
     ``head_check=False`` builds the stream-K hand-off without the head's early look at the tile counter
     (every contributor writes its partial): the tests compare the two bit for bit.  ``head_wait``: how many
-    SM clocks the head polls the counter for before it falls back to writing its partial (0: one look)."""
+    SM clocks the head polls the counter for before it falls back to writing its partial (0: one look).
+    ``ksplit > 1`` builds the K-split epilogue instead (cluster must be 1)."""
     if isinstance(wgmma_depth, bool) or wgmma_depth not in WGMMA_DEPTHS:
         raise ValueError(f"wgmma_depth must be one of {WGMMA_DEPTHS}, got {wgmma_depth!r}")
     if wgmma_depth == 3 and a_bufs < 6:
@@ -191,11 +253,16 @@ def kernel_constants(cluster: int = DEFAULT_CLUSTER, a_bufs: int = _DEFAULT_A_BU
         raise ValueError(f"consumer_wgs must be one of {CONSUMER_WGS_CHOICES}, got {consumer_wgs!r}")
     if wgmma_depth == 3 and consumer_wgs != 2:
         raise ValueError("wgmma_depth=3 needs consumer_wgs=2 (with 152 registers ptxas serialises the wgmmas)")
+    if isinstance(ksplit, bool) or ksplit not in KSPLIT_SIZES:
+        raise ValueError(f"ksplit must be one of {KSPLIT_SIZES}, got {ksplit!r}")
+    if ksplit > 1 and cluster != 1:
+        raise ValueError(f"ksplit={ksplit} needs cluster=1, got {cluster}")
     tn = tile_n(consumer_wgs)
     return {"CLUSTER": int(cluster), "A_BUFS": int(a_bufs), "WG_WAIT": int(wgmma_depth),
             "CONSUMER_WGS": int(consumer_wgs), "TILE_N": tn, "THREADS": 128 * (1 + consumer_wgs),
             "CONSUMERS": 128 * consumer_wgs, "STAGE_BYTES": stage_bytes(consumer_wgs), "SFB_OFF": tn * (STAGE_K // 2),
-            "C_PITCH": _C_PITCH, **head_constants(head_check, head_wait)}
+            "C_PITCH": _C_PITCH, **head_constants(head_check, head_wait),
+            "KSPLIT": int(ksplit), "KS_PITCH": 4 * (tn + 4)}
 
 
 def head_constants(head_check, head_wait) -> dict:
@@ -227,43 +294,67 @@ def _max_active_clusters(kernel, cluster: int, threads: int, shared_mem: int, sm
 class GemmClusterPlan(GemmFacts):
     """A Hopper NVFP4 GEMM of fixed size: A decoded once per call, multicast across clusters of CTAs.
 
-    ``GemmClusterPlan(m, n, k, l=1, layout=None, *, device=None, alpha=1.0, cluster=2, stages=None,
+    ``GemmClusterPlan(m, n, k, l=1, layout=None, *, device=None, alpha=1.0, cluster=None, stages=None,
     a_bufs=None, units_per_cluster=None, wgmma_depth=1, consumer_wgs=2, head_check=True,
-    head_wait=32768)``; ``plan.run(a, b, sfa, sfb, c,
+    head_wait=32768, ksplit=None)``; ``plan.run(a, b, sfa, sfb, c,
     stream=None)`` (also ``plan(...)``) launches the decode and the GEMM on ``stream`` and returns ``c``.
     Arrays and layouts are those of :class:`nvfp4rt.ops.gemm_wgmma.GemmWgmmaPlan`; ``sfa`` may have any
     stride (the decode kernel reads it directly).  ``wgmma_depth=3`` keeps three wgmma groups per
     warpgroup queued while it decodes the next piece (a16 buffers are then released two sub-steps after
     their reads).  ``consumer_wgs=3`` makes the CTA tile 192 B rows with three consumer warpgroups (512
-    threads).  The plan owns the A16 buffer (``2 * l * m * k`` bytes), the workspace
+    threads).  ``ksplit``: 1 runs the stream-K schedule over clusters of ``cluster`` (default 2) CTAs that share
+    A16 by multicast; 2, 4 or 8 makes each tile one cluster of that many CTAs splitting its k and reducing
+    through distributed shared memory (``cluster`` must then be 1 or None); None picks with
+    :func:`choose_ksplit` when neither ``cluster`` nor ``units_per_cluster`` is given.  The plan owns the A16 buffer (``2 * l * m * k`` bytes), the workspace
     and the zeroed counters, so one plan must not run on two streams at once.
     """
 
     variant = "wgmma_cluster"
 
     def __init__(self, m: int, n: int, k: int, l: int = 1, layout=None, *, device=None, alpha: float = 1.0,
-                 cluster: int = DEFAULT_CLUSTER, stages: int | None = None, a_bufs: int | None = None,
+                 cluster: int | None = None, stages: int | None = None, a_bufs: int | None = None,
                  units_per_cluster: int | None = None, wgmma_depth: int = 1,
                  consumer_wgs: int = DEFAULT_CONSUMER_WGS, head_check: bool = True,
-                 head_wait: int = DEFAULT_HEAD_WAIT):
+                 head_wait: int = DEFAULT_HEAD_WAIT, ksplit: int | None = None):
         self.alpha = finite_float("alpha", alpha)
         if abs(self.alpha) * _ALPHA_SCALE > float(np.finfo(np.float32).max):
             raise ValueError(f"alpha: |alpha| * 2^28 must fit in fp32 (the kernel's operand scaling), got {alpha!r}")
         # validate the sizes and the variant before touching the GPU
+        auto_ksplit = ksplit is None and cluster is None and units_per_cluster is None
+        ks = 1 if ksplit is None else ksplit
+        if cluster is None:
+            cluster = 1 if (not isinstance(ks, bool) and ks in KSPLIT_SIZES[1:]) else DEFAULT_CLUSTER
         probe = cluster_geometry(m, n, k, l, 1, cluster=cluster, stages=stages, a_bufs=a_bufs,
-                                 units_per_cluster=units_per_cluster, consumer_wgs=consumer_wgs)
-        self.constants = kernel_constants(cluster, probe.a_bufs, wgmma_depth, consumer_wgs, head_check, head_wait)
+                                 units_per_cluster=units_per_cluster, consumer_wgs=consumer_wgs, ksplit=ks)
+        self.constants = kernel_constants(cluster, probe.a_bufs, wgmma_depth, consumer_wgs, head_check, head_wait,
+                                          ks)
         self.layout, self.device = hopper_problem(m, n, k, l, layout, device, "cluster GEMM")
         props = self.device.properties
+        if auto_ksplit:
+            active = {}
+            for cand in ksplit_candidates(m, n, k, l, props.sm_count, consumer_wgs):
+                cons = kernel_constants(1, probe.a_bufs, wgmma_depth, consumer_wgs, head_check, head_wait, cand)
+                kern = _kernel(self.device.ordinal, tuple(sorted(cons.items())))
+                smem = shared_bytes(probe.num_stages, probe.a_bufs, consumer_wgs)
+                kern.set_max_dynamic_shared(smem)
+                active[cand] = _max_active_clusters(kern, cand, probe.threads, smem, props.sm_count)
+            ks = choose_ksplit(m, n, k, l, props.sm_count, consumer_wgs=consumer_wgs, max_active=active)
+            if ks > 1:
+                cluster = 1
+                probe = cluster_geometry(m, n, k, l, 1, cluster=1, stages=stages, a_bufs=a_bufs,
+                                         consumer_wgs=consumer_wgs, ksplit=ks)
+                self.constants = kernel_constants(1, probe.a_bufs, wgmma_depth, consumer_wgs, head_check, head_wait,
+                                                  ks)
         if probe.shared_mem > props.max_shared_per_block_optin:
             raise ValueError(f"stages={probe.num_stages}, a_bufs={probe.a_bufs} need {probe.shared_mem} bytes of "
                              f"shared memory; the device allows {props.max_shared_per_block_optin}")
         self.kernel = _kernel(self.device.ordinal, tuple(sorted(self.constants.items())))
         self.kernel.set_max_dynamic_shared(probe.shared_mem)
-        self.max_clusters = _max_active_clusters(self.kernel, cluster, probe.threads, probe.shared_mem, props.sm_count)
+        self.max_clusters = _max_active_clusters(self.kernel, probe.launch_cluster, probe.threads, probe.shared_mem,
+                                                 props.sm_count)
         self.geometry = g = cluster_geometry(m, n, k, l, self.max_clusters, cluster=cluster, stages=stages,
                                              a_bufs=a_bufs, units_per_cluster=units_per_cluster,
-                                             consumer_wgs=consumer_wgs)
+                                             consumer_wgs=consumer_wgs, ksplit=ks)
         self.m, self.n, self.k, self.l = g.m, g.n, g.k, g.l
         self.shared_mem = g.shared_mem
 
@@ -333,7 +424,7 @@ class GemmClusterPlan(GemmFacts):
                 maps["a16"], maps["b"], maps["sfb"], Pointer(ptrs["c"]), Pointer(self._ws.ptr),
                 Pointer(self._counters.ptr), self.layout.c_row, self.layout.c_batch, g.m, g.n, g.k_stages,
                 g.m_tiles, g.n_tiles, g.units, g.units_per_cluster, g.num_stages, self.alpha * _ALPHA_SCALE,
-                grid=g.grid, block=g.threads, cluster=(g.cluster, 1, 1) if g.cluster > 1 else None,
+                grid=g.grid, block=g.threads, cluster=(g.launch_cluster, 1, 1) if g.launch_cluster > 1 else None,
                 shared_mem=self.shared_mem, stream=stream, programmatic=True)
             self._launched_maps = {}
         self._launched_maps = launch_with_maps(self._launch, self._launched_maps, maps, ptrs["c"], stream)
@@ -346,4 +437,5 @@ class GemmClusterPlan(GemmFacts):
         return (f"<GemmClusterPlan m={g.m} n={g.n} k={g.k} l={g.l} cluster={g.cluster} grid={g.grid} "
                 f"units/cluster={g.units_per_cluster} stages={g.num_stages} a_bufs={g.a_bufs}"
                 + (f" wgmma_depth={self.constants['WG_WAIT']}" if self.constants["WG_WAIT"] != 1 else "")
-                + (f" consumer_wgs={g.consumer_wgs}" if g.consumer_wgs != DEFAULT_CONSUMER_WGS else "") + ">")
+                + (f" consumer_wgs={g.consumer_wgs}" if g.consumer_wgs != DEFAULT_CONSUMER_WGS else "")
+                + (f" ksplit={g.ksplit}" if g.ksplit > 1 else "") + ">")
