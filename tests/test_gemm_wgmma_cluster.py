@@ -341,14 +341,16 @@ def test_ksplit_geometry_refuses_what_the_kernel_cannot_run(kwargs, match):
 
 
 def test_ksplit_choice_on_the_benchmark_shapes():
-    """132 SMs.  128x7168x2048: 56 tiles of 8 stages, 2 x 4 stages on 112 CTAs against stream-K's 4 units per cluster
-    plus one extra contributor per tile: the split.  128x4096x7168: 32 tiles of 28 stages; 4 x 7 matches stream-K
-    when 32 clusters of 4 fit at once, and is refused when the device holds fewer (the H100 holds fewer: a GPC
-    takes only whole clusters).  128x7168x16384: 32 stages per CTA against stream-K's 28 + 2.3: stream-K."""
+    """132 SMs; stream-K costs its units per cluster + 2 per extra contributor of a tile.  128x7168x2048: 56 tiles of
+    8 stages, 2 x 4 stages on 112 CTAs against stream-K's 4 + 2: the split.  128x4096x7168: 32 tiles of 28 stages;
+    4 x 7 beats stream-K's 7 + 6 when 32 clusters of 4 fit at once, and is refused when the device holds fewer
+    (the H100 holds 30: a GPC takes only whole clusters); 2 x 14 then costs more.  128x7168x16384: 32 stages per
+    CTA against stream-K's 28 + 2 x 2.3: the split."""
     assert CL.choose_ksplit(128, 7168, 2048, 1, 132) == 2
     assert CL.choose_ksplit(128, 4096, 7168, 1, 132) == 4
-    assert CL.choose_ksplit(128, 4096, 7168, 1, 132, max_active={4: 31, 2: 66}) == 1  # 2 x 14 costs more than 7 + 3
-    assert CL.choose_ksplit(128, 7168, 16384, 1, 132) == 1
+    assert CL.choose_ksplit(128, 4096, 7168, 1, 132, max_active={4: 30, 2: 66}) == 1
+    assert CL.choose_ksplit(128, 7168, 16384, 1, 132) == 2
+    assert CL.choose_ksplit(128, 7168, 16384, 1, 110) == 1  # its 112 CTAs do not fit 110 SMs at once
     assert CL.choose_ksplit(128, 2048, 7168, 1, 132, max_active={4: 30}) == 4  # 7 stages against 4 + 6 contributors
     assert CL.choose_ksplit(1, 1, 64, 1, 132) == 1  # one stage: nothing to split
     assert CL.choose_ksplit(128, 7168, 1536, 1, 132) == 2  # 6 stages: 112 CTAs of 3 against stream-K's 3 + 1

@@ -136,7 +136,7 @@ def instrument(text: str) -> str:
     if "KSPLIT_REDUCE:\n" in text:
         if ks is None:
             raise InstrumentError("no exit branch at the end of the K-split epilogue")
-        text = (text[:ks.start()] + _since("%pe0", "%pf_e") + _since("%pe0", "%pf_red")
+        text = (text[:ks.start()] + _since("%pe0", "%pf_e") + "    add.u32 %pf_red, %pf_red, %pc1;\n"
                 + f"    bra.uni PROF_CONSUMER_EXIT;{ks.group(1)}\n" + text[ks.end():])
 
     # ---- producers

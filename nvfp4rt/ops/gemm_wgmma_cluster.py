@@ -190,6 +190,12 @@ def cluster_geometry(m: int, n: int, k: int, l: int, max_clusters: int, *, clust
                                int(ab), int(consumer_wgs))
 
 
+#: what one extra contributor of a split tile costs the stream-K schedule, in k256 units of main-loop time
+#: (fitted on the H100, docs/device-logs/2026-11-22-session8/04-occupancy-ab.log: 1 picks stream-K for
+#: 128x7168x16384, 1.3 us slower than the K split; 3 picks the split for 128x4096x7168, 3.4 us slower)
+STREAMK_UNITS_PER_EXTRA = 2
+
+
 def choose_ksplit(m: int, n: int, k: int, l: int, sm_count: int, *, consumer_wgs: int = DEFAULT_CONSUMER_WGS,
                   max_active: dict | None = None, streamk_cluster: int = DEFAULT_CLUSTER) -> int:
     """The K split for a problem (pure): 1 (stream-K) or a ``ksplit`` of :data:`KSPLIT_SIZES`.
@@ -198,9 +204,10 @@ def choose_ksplit(m: int, n: int, k: int, l: int, sm_count: int, *, consumer_wgs
     once: ``tiles <= max_active[ksplit]`` (clusters of that size the device holds, cuOccupancyMaxActiveClusters:
     a GPC holds only whole clusters, so on an H100 fewer than 33 clusters of 4 fit; default
     ``sm_count // ksplit``).  Its cost is its stages per CTA; the stream-K schedule's (estimated with
-    ``sm_count // streamk_cluster`` clusters) is its units per cluster plus one unit per extra contributor of an
-    average tile (each one's partial goes through the workspace and is read back by the tile's last CTA).
-    The cheapest candidate wins if it costs no more than stream-K (docs/gemm.md has the measurements)."""
+    ``sm_count // streamk_cluster`` clusters) is its units per cluster plus ``STREAMK_UNITS_PER_EXTRA`` units per
+    extra contributor of an average tile (each one's partial goes through the workspace and is read back by
+    the tile's head).  The cheapest candidate wins if it costs no more than stream-K (docs/gemm.md has the
+    measurements the constant was fitted to)."""
     g = cluster_geometry(m, n, k, l, max(1, sm_count // streamk_cluster), cluster=streamk_cluster,
                          consumer_wgs=consumer_wgs)
     tiles = l * g.m_tiles * -(-n // tile_n(consumer_wgs))
@@ -211,7 +218,7 @@ def choose_ksplit(m: int, n: int, k: int, l: int, sm_count: int, *, consumer_wgs
         return 1
     best = max(fits)  # fewest stages per CTA
     extra = sum(len(g.contributors(t)) - 1 for t in range(g.tiles)) / g.tiles
-    return best if g.k_stages // best <= g.units_per_cluster + extra else 1
+    return best if g.k_stages // best <= g.units_per_cluster + STREAMK_UNITS_PER_EXTRA * extra else 1
 
 
 def ksplit_candidates(m: int, n: int, k: int, l: int, sm_count: int,
