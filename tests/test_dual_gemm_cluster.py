@@ -284,6 +284,63 @@ def test_competition_shapes_fill_an_h100_without_splitting_m512():
     assert DC.shared_bytes(3, 4) <= 232448 and DC.shared_bytes(5, 3) <= 232448
 
 
+# ============================================================================ the K split (KSPLIT = 2)
+
+def test_ksplit_geometry_and_choice():
+    g = DC.dual_cluster_geometry(256, 4096, 7168, 1, 66, cluster=1, ksplit=2)
+    assert (g.ksplit, g.launch_cluster, g.units_per_cluster, g.grid) == (2, 2, 14, 128)
+    assert g.workspace_bytes == 16 and g.counters == 1
+    for cta in range(g.grid):  # CTA q = 2 * tile + krank runs stages [krank * 14, krank * 14 + 14) of tile q // 2
+        lo = cta * g.units_per_cluster
+        assert divmod(lo, g.k_stages) == (cta // 2, (cta % 2) * 14)
+    # 132 SMs, the competition shapes: the split where its 2 x (k/512) stages cost no more than stream-K's units
+    # per cluster + 2 per extra contributor (m = 512 has 96-128 tiles: two CTAs each do not fit one wave)
+    assert [DC.choose_ksplit(m, n, k, 1, 132) for m, n, k in
+            ((256, 4096, 7168), (512, 4096, 7168), (256, 3072, 4096), (512, 3072, 7168))] == [2, 1, 2, 1]
+    assert DC.choose_ksplit(256, 4096, 7168, 1, 132, max_active={2: 60}) == 1  # 64 clusters must fit at once
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    (dict(cluster=2, ksplit=2), "cluster=1"), (dict(cluster=1, ksplit=4), "ksplit must be one of"),
+    (dict(cluster=1, ksplit=2, k=1088), "divisible"), (dict(cluster=1, ksplit=2, units_per_cluster=1), "k_stages / ksplit")])
+def test_ksplit_arguments_are_checked(kwargs, match):
+    args = dict(m=256, n=256, k=1024, l=1)
+    args.update(kwargs)
+    with pytest.raises(ValueError, match=match):
+        DC.dual_cluster_geometry(args.pop("m"), args.pop("n"), args.pop("k"), args.pop("l"), 66, **args)
+    with pytest.raises(ValueError, match="cluster=1"):
+        DC.kernel_constants(2, 4, ksplit=2)
+
+
+def test_ksplit_epilogue_parks_meets_then_rank0_adds_every_unit_of_every_rank():
+    text = render(PTX, "sm_90a", DC.kernel_constants(1, 4, ksplit=2))
+    block = text[text.index("KSPLIT_REDUCE:"):text.index("PRODUCERS:")]
+    code = [ln.split("//")[0].strip() for ln in block.split("\n") if ln.split("//")[0].strip()]
+    arrive = code.index("barrier.cluster.arrive.release;")
+    assert code[arrive + 1] == "barrier.cluster.wait.acquire;"
+    parked = re.findall(r"st\.shared\.v4\.f32 \[%x\+(\d+)\], \{%acc(\d+), ", block)
+    stores, accs = [int(off) for off, _ in parked], [int(a) for _, a in parked]
+    loads = [int(x) for x in re.findall(r"ld\.shared::cluster\.v4\.f32 \{%v0, %v1, %v2, %v3\}, \[%addr\+(\d+)\];", block)]
+    assert stores == loads == [v * 16 * 256 for v in range(32)] and accs == [4 * v for v in range(32)]
+    assert all(code.index(ln) < arrive for ln in code if ln.startswith("st.shared"))
+    assert "@%p_head bra KS_PARKED;" in code and code.index("@%p_head bra KS_PARKED;") < arrive  # rank 0 keeps its own
+    assert code[arrive + 2] == "@!%p_head bra EXIT;"  # ranks 1..: EXIT's cluster barrier outlives rank 0's reads
+    assert "mov.u32 %cc, 1;" in code and "setp.lt.u32 %p_more, %cc, 2;" in code  # ranks 1 .. KSPLIT-1, in order
+    assert len(re.findall(r"add\.f32 %acc(\d+), %acc\1, %v\d;", block)) == 128
+    assert code[-1] == "bra.uni STORE_TILE;"
+    assert "mul.lo.u32 %u, %cta, %upc;" in text and "mov.u32 %cta, %ctaid.x;" in text
+
+
+@pytest.mark.skipif(not __import__("nvfp4rt.assemble", fromlist=["find_ptxas"]).find_ptxas(), reason="ptxas not found")
+@pytest.mark.parametrize("a_bufs", DC.A_BUFS_CHOICES)
+def test_ksplit_kernel_assembles_without_spills(a_bufs):
+    from nvfp4rt.assemble import assemble
+
+    rep = assemble(KERNEL, "sm_90a", DC.kernel_constants(1, a_bufs, ksplit=2))
+    fn = rep.functions[DC._ENTRY]
+    assert not fn.spills and fn.stack_frame == 0 and fn.local_bytes == 0
+
+
 @pytest.mark.parametrize("kwargs,match", [
     (dict(cluster=1), "cluster must be one of"), (dict(cluster=3), "cluster must be one of"),
     (dict(a_bufs=5), "a_bufs must be one of"), (dict(stages=6), "stages must be in"),
@@ -371,6 +428,18 @@ def test_split_choice_does_not_change_the_result(upc):
     from test_dual_gemm import assert_correct_and_repeatable
 
     assert_correct_and_repeatable(*_case(300, 640, 2048, 1, "wide", units_per_cluster=upc))
+
+
+@pytest.mark.gpu
+@requires_gpu
+@pytest.mark.parametrize("m,n,k,l", [(256, 4096, 7168, 1), (256, 3072, 4096, 1), (300, 130, 512, 1),
+                                     (200, 72, 1024, 3), (513, 200, 512, 1), (129, 1, 512, 1)])
+def test_ksplit_matches_float64_reference_and_repeats(m, n, k, l):
+    from test_dual_gemm import assert_correct_and_repeatable
+
+    res, plan, *_ = _case(m, n, k, l, "competition", ksplit=2)
+    assert plan.geometry.ksplit == 2 and res.ok, f"{plan!r}: {res.report()}"
+    assert_correct_and_repeatable(*_case(m, n, k, l, "wide", ksplit=2))
 
 
 @pytest.mark.gpu

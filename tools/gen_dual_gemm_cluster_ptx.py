@@ -103,7 +103,7 @@ def gemm_main_loop(gemm_text: str | None = None) -> str:
 
 
 HEADER = f"""\
-// nvfp4rt: targets=sm_90a constants=CLUSTER=2,A_BUFS=4,HEAD_CHECK=1,HEAD_WAIT=32768
+// nvfp4rt: targets=sm_90a constants=CLUSTER=2,A_BUFS=4,HEAD_CHECK=1,HEAD_WAIT=32768,KSPLIT=1
 //
 // {ENTRY} - SiLU-gated NVFP4 dual GEMM on Hopper, with A decoded once per call
 // and shared across a thread-block cluster by TMA multicast:
@@ -168,6 +168,19 @@ HEADER = f"""\
 //   every other contributor is in it adds +0 to its own accumulators and reduces from c_lo + 1, so its
 //   {SLOT_V4 * 16 // 1024} KB partial never goes through the workspace.  Measured on the H200 (session-7 log 05, us):
 //   no check 64.4 / 98.9 / 47.9 / 91.7, HEAD_WAIT = 32768 61.4 / 97.9 / 42.3 / 85.1 on the four shapes.
+//
+// K SPLIT (KSPLIT = 2, CLUSTER = 1; the plan's choice where it beats stream-K,
+//   nvfp4rt.ops.dual_gemm_cluster.choose_ksplit)
+//   Every tile is one cluster of KSPLIT CTAs (%cta = ctaid.x, krank = its rank), CTA krank running k stages
+//   [krank*k_stages/KSPLIT, ...) with the whole A16 box its own (no multicast).  After the last wgmma, rank
+//   1 parks both products' fp32 accumulators in its own shared memory over the drained a16 buffers and
+//   ring (fragment order, 16-byte unit v of consumer thread ct at (v*{CONSUMERS} + ct)*16: {SLOT_V4 * 16 // 1024} KB), the cluster
+//   meets (barrier.cluster arrive.release / wait.acquire; the producers arrive at EXIT), and rank 0 adds
+//   each peer's units to its own accumulators in rank order (ld.shared::cluster.v4 through mapa: P_0 + P_1,
+//   the same bits on every run), then runs the epilogue below.  Rank 1 goes to EXIT, whose cluster barrier
+//   keeps its shared memory alive until rank 0 has read it.  No workspace, counters or fences; a cluster's
+//   CTAs are co-scheduled, so the wait is safe.  KSPLIT = 4 or 8 would need the rank loop's two registers
+//   next to the 128 accumulators: ptxas spills 4 bytes, so the host offers 2 only.
 //
 // EPILOGUE (silu * mul through shared memory, region X of {X_BYTES} bytes)
 //   Both warpgroups' accumulators hold the same output elements (row n_l = 16*warp + g + 8*((e/2)%2) of
@@ -250,7 +263,7 @@ SIGNATURE = f"""
     .reg .b32   %ab, %aph, %pab, %pab1, %wab, %wph, %kel, %arow;
     .reg .b16   %sb0, %sb1, %mask;
     .reg .b32   %c_lo, %c_hi, %cc, %first, %sidx, %old, %flag, %row, %col8, %gm, %gn, %i, %vcta, %vtile;
-    .reg .b32   %desc_hi, %dlo;
+    .reg .b32   %desc_hi, %dlo, %krank;
     .reg .b64   %desc, %tm_a16, %tm_b, %tm_b2, %tm_sfb, %tm_sfb2, %mbstate;
     .reg .b64   %pc, %pws, %pcnt, %pw, %pcrow, %off64, %cidx, %c_rs, %c_bs, %cst;
     .reg .f32   %alpha, %alpha2, %v0, %v1, %v2, %v3, %ex;
@@ -278,8 +291,14 @@ PARAMETERS = f"""
     mul.lo.u32 %tpb, %mtiles, %ntiles;        // cluster tiles per batch
 
     mov.u32 %thread, %tid.x;
+// {{{{if KSPLIT > 1}}}}
+    mov.u32 %cta, %ctaid.x;                   // K split: each CTA runs its own units (k range krank of its tile)
+    mov.u32 %rank, 0;                         // CLUSTER == 1: no multicast, the whole A16 box is this CTA's
+    mov.u32 %krank, %cluster_ctarank;         // = ctaid.x % KSPLIT: which k range
+// {{{{else}}}}
     mov.u32 %cta, %clusterid.x;               // the cluster: its units and its partial slots
     mov.u32 %rank, %cluster_ctarank;          // this CTA's 64 columns of the cluster tile, its A16 slice
+// {{{{endif}}}}
     mul.lo.u32 %u, %cta, %upc;                // the cluster's units: [u, u_end)
     add.u32 %u_end, %u, %upc;
     min.u32 %u_end, %u_end, %units;
@@ -430,6 +449,9 @@ def segment_epilogue() -> str:
     e = L.append
     e(f"""\
     // contributors of this tile: clusters c_lo..c_hi (units [tile*KB, (tile+1)*KB) over upc per cluster)
+// {{{{if KSPLIT > 1}}}}
+    bra.uni KSPLIT_REDUCE;                    // the cluster's CTAs split this tile's k: reduce through DSMEM
+// {{{{endif}}}}
     mul.lo.u32 %tmp, %tile, %KB;
     div.u32 %c_lo, %tmp, %upc;
     add.u32 %tmp, %tmp, %KB;
@@ -478,6 +500,47 @@ RED_LOOP:
     add.u32 %cc, %cc, 1;
     setp.le.u32 %p_more, %cc, %c_hi;
     @%p_more bra RED_LOOP;""")
+    return "\n".join(L)
+
+
+def ksplit_reduce() -> str:
+    """The K-split epilogue (KSPLIT > 1, the header's K SPLIT): ranks 1.. park their accumulators in their own
+    shared memory, the cluster meets, rank 0 adds them to its own in rank order and runs STORE_TILE."""
+    L = []
+    e = L.append
+    e(f"""\
+// {{{{if KSPLIT > 1}}}}
+    // ================================================================== K-split epilogue (KSPLIT > 1)
+KSPLIT_REDUCE:
+    bar.sync 1, {CONSUMERS};                          // every consumer is past its last wgmma and B read: the a16 ring is free
+    setp.eq.u32 %p_head, %krank, 0;
+    shl.b32 %tmp, %ct, 4;
+    add.u32 %x, %sm_a16, %tmp;                // this thread's 16-byte unit v of P at %x + v*{16 * CONSUMERS} (fragment order)
+    @%p_head bra KS_PARKED;
+    // ranks 1..KSPLIT-1: both products' fp32 accumulators to P over the a16 buffers and the ring ({SLOT_V4 * 16 // 1024} KB)""")
+    for v in range(ACC // 4):
+        e(f"    st.shared.v4.f32 [%x+{v * 16 * CONSUMERS}], {_v4(v)};")
+    e("""\
+KS_PARKED:
+    barrier.cluster.arrive.release;           // every rank's P is in place (the producers arrive at EXIT)
+    barrier.cluster.wait.acquire;
+    @!%p_head bra EXIT;                       // EXIT's cluster barrier keeps P alive until rank 0 has read it
+    // rank 0: its own sum + P_1 + ... + P_{KSPLIT-1} (rank order: the same bits on every run), then the epilogue""")
+    e("""\
+    mov.u32 %cc, 1;
+KS_RED_LOOP:
+    mapa.shared::cluster.u32 %addr, %x, %cc;  // rank cc's P, this thread's units""")
+    for v in range(ACC // 4):
+        e(f"    ld.shared::cluster.v4.f32 {{%v0, %v1, %v2, %v3}}, [%addr+{v * 16 * CONSUMERS}];")
+        for j in range(4):
+            e(f"    add.f32 %acc{4 * v + j}, %acc{4 * v + j}, %v{j};")
+    e("""\
+    add.u32 %cc, %cc, 1;
+    setp.lt.u32 %p_more, %cc, {{KSPLIT}};
+    @%p_more bra KS_RED_LOOP;""")
+    e("""\
+    bra.uni STORE_TILE;
+// {{endif}}""")
     return "\n".join(L)
 
 
@@ -755,7 +818,7 @@ A_WAIT_EMPTY:
 
 def generate(gemm_text: str | None = None) -> str:
     return (HEADER + SIGNATURE + PROLOGUE + gemm_main_loop(gemm_text) + segment_epilogue() + "\n" + store_tile()
-            + "\n" + PRODUCERS)
+            + "\n" + ksplit_reduce() + "\n" + PRODUCERS)
 
 
 def write_or_check(argv, out: Path, text: str, script: str) -> int:

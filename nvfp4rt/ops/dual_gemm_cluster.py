@@ -26,10 +26,10 @@ from ..launch import Pointer
 from ..ptxsource import ptx_dir
 from ._args import finite_float, positive_int
 from .dual_gemm import DualGemmLayout, DualOperands, K_MULTIPLE, STAGE_K, layout_problem
-from .gemm_wgmma_cluster import DEFAULT_HEAD_WAIT, GemmClusterGeometry, head_constants
+from .gemm_wgmma_cluster import DEFAULT_HEAD_WAIT, GemmClusterGeometry, head_constants, ksplit_candidates, prefer_ksplit
 
-__all__ = ["DualGemmClusterPlan", "DualClusterGeometry", "dual_cluster_geometry", "supports", "shared_bytes",
-           "kernel_constants", "CLUSTER_SIZES", "A_BUFS_CHOICES", "TILE_M", "TILE_N"]
+__all__ = ["DualGemmClusterPlan", "DualClusterGeometry", "dual_cluster_geometry", "choose_ksplit", "supports",
+           "shared_bytes", "kernel_constants", "CLUSTER_SIZES", "KSPLIT_SIZES", "A_BUFS_CHOICES", "TILE_M", "TILE_N"]
 
 _KERNEL_FILE = "dual_gemm_nvfp4_wgmma_cluster.ptx"
 _ENTRY = "nvfp4_dual_gemm_silu_wgmma_cluster"
@@ -41,6 +41,10 @@ TILE_N = 64
 #: 4 bytes (ptxas -v), the others none.
 CLUSTER_SIZES = (2, 4)
 DEFAULT_CLUSTER = 2
+#: CTAs of a cluster that split one tile's k (template KSPLIT; the cluster is then 1 along n, no multicast):
+#: ranks 1.. park their accumulators in shared memory, rank 0 adds them and runs the epilogue.  4 and 8 are
+#: not offered: their rank loop keeps two more registers live next to 128 accumulators and spills 4 bytes.
+KSPLIT_SIZES = (1, 2)
 #: 32 KB a16 buffers (template constant A_BUFS)
 A_BUFS_CHOICES = (3, 4)
 _DEFAULT_A_BUFS, _DEFAULT_STAGES = 4, 3
@@ -72,6 +76,8 @@ class DualClusterGeometry(GemmClusterGeometry):
 
     @property
     def workspace_bytes(self) -> int:
+        if self.ksplit > 1:
+            return 16  # partials stay in shared memory
         return 2 * self.grid * _PARTIAL_BYTES
 
     @property
@@ -87,13 +93,18 @@ class DualClusterGeometry(GemmClusterGeometry):
 
 def dual_cluster_geometry(m: int, n: int, k: int, l: int, max_clusters: int, *, cluster: int = DEFAULT_CLUSTER,
                           stages: int | None = None, a_bufs: int | None = None,
-                          units_per_cluster: int | None = None) -> DualClusterGeometry:
-    """The work split (pure).  ``max_clusters``: clusters the GPU runs at once (one wave)."""
+                          units_per_cluster: int | None = None, ksplit: int = 1) -> DualClusterGeometry:
+    """The work split (pure).  ``max_clusters``: clusters the GPU runs at once (one wave).  ``ksplit=2``: every
+    tile is one cluster of 2 CTAs, each running half of its k stages (``cluster`` must be 1)."""
     m, n, k, l, max_clusters = (positive_int(nm, v) for nm, v in
                                 (("m", m), ("n", n), ("k", k), ("l", l), ("max_clusters", max_clusters)))
     if k % K_MULTIPLE:
         raise ValueError(f"k must be a multiple of {K_MULTIPLE}, got {k}")
-    if isinstance(cluster, bool) or cluster not in CLUSTER_SIZES:
+    if isinstance(ksplit, bool) or ksplit not in KSPLIT_SIZES:
+        raise ValueError(f"ksplit must be one of {KSPLIT_SIZES}, got {ksplit!r}")
+    if ksplit > 1 and cluster != 1:
+        raise ValueError(f"ksplit={ksplit} needs cluster=1 (the K-split CTAs load different k), got {cluster!r}")
+    if ksplit == 1 and (isinstance(cluster, bool) or cluster not in CLUSTER_SIZES):
         raise ValueError(f"cluster must be one of {CLUSTER_SIZES}, got {cluster!r}")
     s = _DEFAULT_STAGES if stages is None else positive_int("stages", stages)
     if not MIN_STAGES <= s <= MAX_STAGES:
@@ -105,12 +116,28 @@ def dual_cluster_geometry(m: int, n: int, k: int, l: int, max_clusters: int, *, 
     units = l * m_tiles * n_tiles * k_stages
     if units * cluster >= 2**31:
         raise ValueError(f"problem too large: {units} units do not fit the kernel's 32-bit indices")
+    if ksplit > 1:
+        if k_stages % ksplit or k_stages // ksplit > MAX_CHAIN_UNITS:
+            raise ValueError(f"ksplit={ksplit} needs k/256 = {k_stages} divisible by it, with at most "
+                             f"{MAX_CHAIN_UNITS} stages per CTA")
+        upc = k_stages // ksplit
+        if units_per_cluster is not None and units_per_cluster != upc:
+            raise ValueError(f"units_per_cluster must be k_stages / ksplit = {upc} with ksplit={ksplit}, "
+                             f"got {units_per_cluster!r}")
+        return DualClusterGeometry(m, n, k, l, 1, m_tiles, n_tiles, k_stages, units, upc, units // upc, s, int(ab),
+                                   ksplit=int(ksplit))
     if units_per_cluster is None:
         upc = min(-(-units // max_clusters), MAX_CHAIN_UNITS)  # one wave; no chain past 8192 k
     else:
         upc = positive_int("units_per_cluster", units_per_cluster)
     return DualClusterGeometry(m, n, k, l, int(cluster), m_tiles, n_tiles, k_stages, units, upc, -(-units // upc), s,
                                int(ab))
+
+
+def choose_ksplit(m: int, n: int, k: int, l: int, sm_count: int, *, max_active: dict | None = None) -> int:
+    """1 (stream-K) or 2 (the K split), by :func:`nvfp4rt.ops.gemm_wgmma_cluster.prefer_ksplit` (pure)."""
+    g = dual_cluster_geometry(m, n, k, l, max(1, sm_count // DEFAULT_CLUSTER))
+    return prefer_ksplit(g, l * g.m_tiles * -(-n // TILE_N), sm_count, KSPLIT_SIZES, max_active)
 
 
 def _alphas_fit(*alphas) -> bool:
@@ -131,13 +158,18 @@ def supports(m, n, k, l, layout=None, alpha1: float = 1.0, alpha2: float = 1.0) 
 
 
 def kernel_constants(cluster: int = DEFAULT_CLUSTER, a_bufs: int = _DEFAULT_A_BUFS, head_check: bool = True,
-                     head_wait: int = DEFAULT_HEAD_WAIT) -> dict:
+                     head_wait: int = DEFAULT_HEAD_WAIT, ksplit: int = 1) -> dict:
     """The template constants of one kernel variant (see the PTX header)."""
-    if isinstance(cluster, bool) or cluster not in CLUSTER_SIZES:
+    if isinstance(ksplit, bool) or ksplit not in KSPLIT_SIZES:
+        raise ValueError(f"ksplit must be one of {KSPLIT_SIZES}, got {ksplit!r}")
+    if ksplit > 1 and cluster != 1:
+        raise ValueError(f"ksplit={ksplit} needs cluster=1, got {cluster!r}")
+    if ksplit == 1 and (isinstance(cluster, bool) or cluster not in CLUSTER_SIZES):
         raise ValueError(f"cluster must be one of {CLUSTER_SIZES}, got {cluster!r}")
     if isinstance(a_bufs, bool) or a_bufs not in A_BUFS_CHOICES:
         raise ValueError(f"a_bufs must be one of {A_BUFS_CHOICES}, got {a_bufs!r}")
-    return {"CLUSTER": int(cluster), "A_BUFS": int(a_bufs), **head_constants(head_check, head_wait)}
+    return {"CLUSTER": int(cluster), "A_BUFS": int(a_bufs), **head_constants(head_check, head_wait),
+            "KSPLIT": int(ksplit)}
 
 
 @lru_cache(maxsize=None)
@@ -151,41 +183,60 @@ def _kernel(ordinal: int, constants: tuple):
 class DualGemmClusterPlan(DualOperands):
     """A Hopper dual GEMM of fixed size: A decoded once per call, 256-row tiles multicast across a cluster.
 
-    ``DualGemmClusterPlan(m, n, k, l=1, layout=None, *, alpha1=1.0, alpha2=1.0, device=None, cluster=2,
-    stages=None, a_bufs=None, units_per_cluster=None, head_check=True, head_wait=32768)``; ``plan(a, b1, b2, sfa, sfb1, sfb2, c,
+    ``DualGemmClusterPlan(m, n, k, l=1, layout=None, *, alpha1=1.0, alpha2=1.0, device=None, cluster=None,
+    stages=None, a_bufs=None, units_per_cluster=None, head_check=True, head_wait=32768, ksplit=None)``; ``plan(a, b1, b2, sfa, sfb1, sfb2, c,
     stream=None)`` launches the decode and the dual GEMM on ``stream`` and returns ``c``.  Operands and
     layouts are those of :class:`nvfp4rt.ops.dual_gemm.DualGemmPlan`.  An alpha whose 2^28 multiple
     overflows fp32 is rejected (the op layer then uses the first dual kernel).  The plan owns the A16
     buffer (``2 * l * m * k`` bytes), the workspace and the zeroed counters, so one plan must not run on
-    two streams at once.
+    two streams at once.  ``ksplit``: 1 runs stream-K over clusters of ``cluster`` (default 2) CTAs sharing A16
+    by multicast; 2 makes each tile a cluster of 2 CTAs splitting its k (``cluster`` 1 or None); None picks
+    with :func:`choose_ksplit` when neither ``cluster`` nor ``units_per_cluster`` is given.
     """
 
     variant = "wgmma_cluster"
 
     def __init__(self, m: int, n: int, k: int, l: int = 1, layout=None, *, alpha1: float = 1.0,
-                 alpha2: float = 1.0, device=None, cluster: int = DEFAULT_CLUSTER, stages: int | None = None,
+                 alpha2: float = 1.0, device=None, cluster: int | None = None, stages: int | None = None,
                  a_bufs: int | None = None, units_per_cluster: int | None = None, head_check: bool = True,
-                 head_wait: int = DEFAULT_HEAD_WAIT):
+                 head_wait: int = DEFAULT_HEAD_WAIT, ksplit: int | None = None):
         self.alpha1, self.alpha2 = finite_float("alpha1", alpha1), finite_float("alpha2", alpha2)
         if not _alphas_fit(self.alpha1, self.alpha2):
             raise ValueError(f"alpha1, alpha2: |alpha| * 2^28 must fit in fp32 (the kernel's operand scaling), "
                              f"got {alpha1!r}, {alpha2!r}")
+        auto_ksplit = ksplit is None and cluster is None and units_per_cluster is None
+        ks = 1 if ksplit is None else ksplit
+        if cluster is None:
+            cluster = 1 if (not isinstance(ks, bool) and ks in KSPLIT_SIZES[1:]) else DEFAULT_CLUSTER
         probe = dual_cluster_geometry(m, n, k, l, 1, cluster=cluster, stages=stages, a_bufs=a_bufs,
-                                      units_per_cluster=units_per_cluster)
-        self.constants = kernel_constants(probe.cluster, probe.a_bufs, head_check, head_wait)
+                                      units_per_cluster=units_per_cluster, ksplit=ks)
+        self.constants = kernel_constants(probe.cluster, probe.a_bufs, head_check, head_wait, ks)
         props = self._setup_problem(m, n, k, l, layout, device)
         dev = self.device
+        from .gemm_wgmma_cluster import _max_active_clusters
+
+        if auto_ksplit:
+            active = {}
+            for cand in ksplit_candidates(m, n, k, l, props.sm_count, tile_m=TILE_M, tile_cols=TILE_N,
+                                          sizes=KSPLIT_SIZES):
+                kern = _kernel(dev.ordinal, tuple(sorted(kernel_constants(1, probe.a_bufs, head_check, head_wait,
+                                                                          cand).items())))
+                kern.set_max_dynamic_shared(probe.shared_mem)
+                active[cand] = _max_active_clusters(kern, cand, _THREADS, probe.shared_mem, props.sm_count)
+            ks = choose_ksplit(m, n, k, l, props.sm_count, max_active=active)
+            if ks > 1:
+                cluster = 1
+                probe = dual_cluster_geometry(m, n, k, l, 1, cluster=1, stages=stages, a_bufs=a_bufs, ksplit=ks)
+                self.constants = kernel_constants(1, probe.a_bufs, head_check, head_wait, ks)
         if probe.shared_mem > props.max_shared_per_block_optin:
             raise ValueError(f"stages={probe.num_stages}, a_bufs={probe.a_bufs} need {probe.shared_mem} bytes of "
                              f"shared memory; the device allows {props.max_shared_per_block_optin}")
-        from .gemm_wgmma_cluster import _max_active_clusters
-
         self.kernel = _kernel(dev.ordinal, tuple(sorted(self.constants.items())))
         self.kernel.set_max_dynamic_shared(probe.shared_mem)
-        self.max_clusters = _max_active_clusters(self.kernel, probe.cluster, _THREADS, probe.shared_mem,
+        self.max_clusters = _max_active_clusters(self.kernel, probe.launch_cluster, _THREADS, probe.shared_mem,
                                                  props.sm_count)
         self.geometry = g = dual_cluster_geometry(m, n, k, l, self.max_clusters, cluster=cluster, stages=stages,
-                                                  a_bufs=a_bufs, units_per_cluster=units_per_cluster)
+                                                  a_bufs=a_bufs, units_per_cluster=units_per_cluster, ksplit=ks)
         self.m, self.n, self.k, self.l = g.m, g.n, g.k, g.l
         self.shared_mem = g.shared_mem
 
@@ -227,7 +278,7 @@ class DualGemmClusterPlan(DualOperands):
                 Pointer(self._ws.ptr), Pointer(self._counters.ptr), self.layout.c_row, self.layout.c_batch,
                 g.m, g.n, g.k_stages, g.m_tiles, g.n_tiles, g.units, g.units_per_cluster, g.num_stages,
                 self.alpha1 * _ALPHA_SCALE, self.alpha2 * _ALPHA_SCALE,
-                grid=g.grid, block=_THREADS, cluster=(g.cluster, 1, 1), shared_mem=self.shared_mem,
+                grid=g.grid, block=_THREADS, cluster=(g.launch_cluster, 1, 1), shared_mem=self.shared_mem,
                 stream=stream, programmatic=True)
         self._launched_maps = launch_with_maps(self._launch, self._launched_maps, maps, ptrs["c"], stream)
         return c
@@ -237,4 +288,5 @@ class DualGemmClusterPlan(DualOperands):
     def __repr__(self) -> str:
         g = self.geometry
         return (f"<DualGemmClusterPlan m={g.m} n={g.n} k={g.k} l={g.l} cluster={g.cluster} grid={g.grid} "
-                f"units/cluster={g.units_per_cluster} stages={g.num_stages} a_bufs={g.a_bufs}>")
+                f"units/cluster={g.units_per_cluster} stages={g.num_stages} a_bufs={g.a_bufs}"
+                + (f" ksplit={g.ksplit}" if g.ksplit > 1 else "") + ">")

@@ -32,7 +32,7 @@ from .gemm_wgmma import (GemmFacts, K_MULTIPLE, MAX_CHAIN_UNITS, STAGE_K, TILE, 
                          launch_with_maps, operand_pointers, padded_scale_rows)
 
 __all__ = ["GemmClusterPlan", "GemmClusterGeometry", "cluster_geometry", "choose_ksplit", "supports", "shared_bytes",
-           "kernel_constants", "ksplit_candidates", "CLUSTER_SIZES", "KSPLIT_SIZES", "WGMMA_DEPTHS"]
+           "kernel_constants", "ksplit_candidates", "prefer_ksplit", "CLUSTER_SIZES", "KSPLIT_SIZES", "WGMMA_DEPTHS"]
 
 _KERNEL_FILE = "gemm_nvfp4_wgmma_cluster.ptx"
 _ENTRY = "nvfp4_gemm_wgmma_cluster"
@@ -198,35 +198,44 @@ STREAMK_UNITS_PER_EXTRA = 2
 
 def choose_ksplit(m: int, n: int, k: int, l: int, sm_count: int, *, consumer_wgs: int = DEFAULT_CONSUMER_WGS,
                   max_active: dict | None = None, streamk_cluster: int = DEFAULT_CLUSTER) -> int:
-    """The K split for a problem (pure): 1 (stream-K) or a ``ksplit`` of :data:`KSPLIT_SIZES`.
-
-    A split is a candidate when it divides the k stages and all ``tiles`` clusters of ``ksplit`` CTAs run at
-    once: ``tiles <= max_active[ksplit]`` (clusters of that size the device holds, cuOccupancyMaxActiveClusters:
-    a GPC holds only whole clusters, so on an H100 fewer than 33 clusters of 4 fit; default
-    ``sm_count // ksplit``).  Its cost is its stages per CTA; the stream-K schedule's (estimated with
-    ``sm_count // streamk_cluster`` clusters) is its units per cluster plus ``STREAMK_UNITS_PER_EXTRA`` units per
-    extra contributor of an average tile (each one's partial goes through the workspace and is read back by
-    the tile's head).  The cheapest candidate wins if it costs no more than stream-K (docs/gemm.md has the
-    measurements the constant was fitted to)."""
+    """The K split for a problem (pure): 1 (stream-K) or a ``ksplit`` of :data:`KSPLIT_SIZES`
+    (:func:`prefer_ksplit` with this kernel's tiles; the stream-K schedule estimated with
+    ``sm_count // streamk_cluster`` clusters)."""
     g = cluster_geometry(m, n, k, l, max(1, sm_count // streamk_cluster), cluster=streamk_cluster,
                          consumer_wgs=consumer_wgs)
-    tiles = l * g.m_tiles * -(-n // tile_n(consumer_wgs))
+    return prefer_ksplit(g, l * g.m_tiles * -(-n // tile_n(consumer_wgs)), sm_count, KSPLIT_SIZES, max_active)
+
+
+def prefer_ksplit(streamk: GemmClusterGeometry, tiles: int, sm_count: int, sizes=KSPLIT_SIZES,
+                  max_active: dict | None = None) -> int:
+    """K split or stream-K (pure), for the cluster GEMM and the dual: ``streamk`` is the stream-K schedule,
+    ``tiles`` the CTA tiles.
+
+    A split is a candidate when it divides the k stages (at most MAX_CHAIN_UNITS per CTA) and all ``tiles``
+    clusters of ``ksplit`` CTAs run at once: ``tiles <= max_active[ksplit]`` (clusters of that size the device
+    holds, cuOccupancyMaxActiveClusters: a GPC holds only whole clusters, so on an H100 30 clusters of 4 fit,
+    not 33; default ``sm_count // ksplit``).  Its cost is its stages per CTA; stream-K's is its units per
+    cluster plus ``STREAMK_UNITS_PER_EXTRA`` units per extra contributor of an average tile (each one's partial
+    goes through the workspace and is read back by the tile's head).  The cheapest candidate wins if it
+    costs no more than stream-K (docs/gemm.md has the measurements the constant was fitted to)."""
+    kb = streamk.k_stages
     active = dict(max_active or {})
-    fits = [ks for ks in KSPLIT_SIZES[1:] if g.k_stages % ks == 0 and g.k_stages // ks <= MAX_CHAIN_UNITS
+    fits = [ks for ks in sizes if ks > 1 and kb % ks == 0 and kb // ks <= MAX_CHAIN_UNITS
             and tiles * ks <= sm_count and tiles <= active.get(ks, sm_count // ks)]
     if not fits:
         return 1
     best = max(fits)  # fewest stages per CTA
-    extra = sum(len(g.contributors(t)) - 1 for t in range(g.tiles)) / g.tiles
-    return best if g.k_stages // best <= g.units_per_cluster + STREAMK_UNITS_PER_EXTRA * extra else 1
+    extra = sum(len(streamk.contributors(t)) - 1 for t in range(streamk.tiles)) / streamk.tiles
+    return best if kb // best <= streamk.units_per_cluster + STREAMK_UNITS_PER_EXTRA * extra else 1
 
 
-def ksplit_candidates(m: int, n: int, k: int, l: int, sm_count: int,
-                      consumer_wgs: int = DEFAULT_CONSUMER_WGS) -> list[int]:
-    """The splits :func:`choose_ksplit` may take before occupancy is known (the plan loads only these kernels)."""
-    tiles = l * -(-m // TILE) * -(-n // tile_n(consumer_wgs))
+def ksplit_candidates(m: int, n: int, k: int, l: int, sm_count: int, consumer_wgs: int = DEFAULT_CONSUMER_WGS, *,
+                      tile_m: int = TILE, tile_cols: int | None = None, sizes=KSPLIT_SIZES) -> list[int]:
+    """The splits :func:`prefer_ksplit` may take before occupancy is known (the plans load only these kernels);
+    ``tile_m`` x ``tile_cols`` is the CTA tile (default: this kernel's)."""
+    tiles = l * -(-m // tile_m) * -(-n // (tile_cols or tile_n(consumer_wgs)))
     kb = -(-k // STAGE_K)
-    return [ks for ks in KSPLIT_SIZES[1:] if kb % ks == 0 and kb // ks <= MAX_CHAIN_UNITS and tiles * ks <= sm_count]
+    return [ks for ks in sizes if ks > 1 and kb % ks == 0 and kb // ks <= MAX_CHAIN_UNITS and tiles * ks <= sm_count]
 
 
 @lru_cache(maxsize=1024)
