@@ -24,11 +24,12 @@ _PROF_REG = re.compile(r"%(?:pc0|pc1|pe0|pt0|pi0|ps1|pf_\w+|pq)\b")
 
 
 #: kernels under test: the three ops' defaults, and the GEMM built with its K-split epilogue
-_BUILDS = {**{op: {} for op in P.KERNELS}, "gemm_ksplit": {"CLUSTER": 1, "KSPLIT": 2}}
+_BUILDS = {**{op: {} for op in P.KERNELS}, "gemm_ksplit": {"CLUSTER": 1, "KSPLIT": 2},
+           "dual_gemm_ksplit": {"CLUSTER": 1, "KSPLIT": 2}}
 
 
 def _rendered(build):
-    op = "gemm" if build == "gemm_ksplit" else build
+    op = build.removesuffix("_ksplit")
     constants = {**P.default_constants(op), **_BUILDS[build]}
     return render((ptx_dir() / P.KERNELS[op][1]).read_text(), "sm_90a", constants)
 
@@ -52,6 +53,9 @@ def test_instrumentation_only_adds_counters(op):
     assert waits and len(re.findall(r"    mov.u32 %pc0, %clock;\n    wgmma\.wait_group", inst)) == waits
     for slot in P.SLOTS.values():  # every counter is written out
         assert f"[{P.GLOBAL}+{8 * slot}]" in inst
+    if "KSPLIT_REDUCE:" in original:  # every way out of the K-split epilogue goes through the counters' dump
+        assert re.search(r"^\s*(@\S+ )?bra(\.uni)? EXIT;", inst[inst.index("KSPLIT_REDUCE:"):inst.index("\nPROF_", inst.index("KSPLIT_REDUCE:"))],
+                         flags=re.M) is None
 
 
 def test_a_kernel_without_the_structure_is_refused():
@@ -83,7 +87,7 @@ def test_report_names_every_share():
 
 @pytest.mark.gpu
 @requires_gpu
-@pytest.mark.parametrize("op, shapes", [("gemm", ["small"]), ("grouped_gemm", ["2"])])
+@pytest.mark.parametrize("op, shapes", [("gemm", ["small"]), ("grouped_gemm", ["2"]), ("dual_gemm", ["256,4096,7168"])])
 def test_counters_of_real_launches_add_up(op, shapes):
     runs = 3
     results = list(P.collect(op, shapes, runs))

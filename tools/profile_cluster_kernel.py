@@ -133,11 +133,21 @@ def instrument(text: str) -> str:
     # the GEMM's K-split epilogue (KSPLIT > 1: partials parked in shared memory, reduced across the cluster)
     # leaves for EXIT directly: all of it counts as epilogue and reduction
     ks = re.search(r"^    bra\.uni EXIT;( +// its cluster barrier keeps P alive[^\n]*)\n", text, flags=re.M)
+    # the dual's (rank 0 reduces, then STORE_TILE; the other ranks leave from the middle) likewise
+    peer = re.search(r"^    @!%p_head bra EXIT;( +// EXIT's cluster barrier[^\n]*)\n", text, flags=re.M)
     if "KSPLIT_REDUCE:\n" in text:
-        if ks is None:
+        if ks is not None:
+            text = (text[:ks.start()] + _since("%pe0", "%pf_e") + "    add.u32 %pf_red, %pf_red, %pc1;\n"
+                    + f"    bra.uni PROF_CONSUMER_EXIT;{ks.group(1)}\n" + text[ks.end():])
+        elif peer is not None:
+            text = text[:peer.start()] + f"    @!%p_head bra PROF_KS_PEER_EXIT;{peer.group(1)}\n" + text[peer.end():]
+            text = _once(text, "    bra.uni STORE_TILE;\n", _since("%pe0", "%pf_red") + "    bra.uni STORE_TILE;\n",
+                         "the K-split reduction's branch to STORE_TILE")
+            text = _once(text, "PROF_CONSUMER_EXIT:\n", "PROF_KS_PEER_EXIT:\n" + _since("%pe0", "%pf_e")
+                         + "    add.u32 %pf_red, %pf_red, %pc1;\n    bra.uni PROF_CONSUMER_EXIT;\n"
+                         + "PROF_CONSUMER_EXIT:\n", "PROF_CONSUMER_EXIT")
+        else:
             raise InstrumentError("no exit branch at the end of the K-split epilogue")
-        text = (text[:ks.start()] + _since("%pe0", "%pf_e") + "    add.u32 %pf_red, %pf_red, %pc1;\n"
-                + f"    bra.uni PROF_CONSUMER_EXIT;{ks.group(1)}\n" + text[ks.end():])
 
     # ---- producers
     text = _wrap_spins(text, r"B_WAIT_EMPTY", "%pf_pw", "B empty")
