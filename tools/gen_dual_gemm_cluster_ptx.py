@@ -180,7 +180,9 @@ HEADER = f"""\
 //   the same bits on every run), then runs the epilogue below.  Rank 1 goes to EXIT, whose cluster barrier
 //   keeps its shared memory alive until rank 0 has read it.  No workspace, counters or fences; a cluster's
 //   CTAs are co-scheduled, so the wait is safe.  KSPLIT = 4 or 8 would need the rank loop's two registers
-//   next to the 128 accumulators: ptxas spills 4 bytes, so the host offers 2 only.
+//   next to the 128 accumulators: ptxas spills 4 bytes, so the host offers 2 only.  Measured on the H100
+//   (docs/device-logs/2026-11-22-session8/12-dual-ks-ab.log, whole calls): 256x4096x7168 stream-K 64.5 us,
+//   ksplit 2 60.7 us.
 //
 // EPILOGUE (silu * mul through shared memory, region X of {X_BYTES} bytes)
 //   Both warpgroups' accumulators hold the same output elements (row n_l = 16*warp + g + 8*((e/2)%2) of
