@@ -394,6 +394,16 @@ PART_FLAG_DONE:
 
 
 
+def add_partial(load: str, base: str) -> str:
+    """Add a partial in fragment order (16-byte unit v of consumer thread ct at base + v*16*CONSUMERS, the
+    thread's own offset already in ``base``) to the accumulators: the stream-K and K-split reductions."""
+    lines = []
+    for v in range(ACC // 4):
+        lines.append(f"    {load} {{%v0, %v1, %v2, %v3}}, [{base}+{v * 16 * CONSUMERS}];")
+        lines += [f"    add.f32 %acc{4 * v + j}, %acc{4 * v + j}, %v{j};" for j in range(4)]
+    return "\n".join(lines)
+
+
 def head_check(acc: int = ACC) -> str:
     """The head's look at the tile counter before it writes a partial (the GEMM's, ptx/gemm_nvfp4_wgmma_cluster.ptx).
 
@@ -494,10 +504,7 @@ RED_LOOP:
     add.u32 %tmp, %tmp, %ct;
     mul.wide.u32 %off64, %tmp, 16;
     add.u64 %pw, %pws, %off64;""")
-    for v in range(ACC // 4):
-        e(f"    ld.global.cg.v4.f32 {{%v0, %v1, %v2, %v3}}, [%pw+{v * 16 * CONSUMERS}];")
-        for j in range(4):
-            e(f"    add.f32 %acc{4 * v + j}, %acc{4 * v + j}, %v{j};")
+    e(add_partial("ld.global.cg.v4.f32", "%pw"))
     e("""\
     add.u32 %cc, %cc, 1;
     setp.le.u32 %p_more, %cc, %c_hi;
@@ -532,10 +539,7 @@ KS_PARKED:
     mov.u32 %cc, 1;
 KS_RED_LOOP:
     mapa.shared::cluster.u32 %addr, %x, %cc;  // rank cc's P, this thread's units""")
-    for v in range(ACC // 4):
-        e(f"    ld.shared::cluster.v4.f32 {{%v0, %v1, %v2, %v3}}, [%addr+{v * 16 * CONSUMERS}];")
-        for j in range(4):
-            e(f"    add.f32 %acc{4 * v + j}, %acc{4 * v + j}, %v{j};")
+    e(add_partial("ld.shared::cluster.v4.f32", "%addr"))
     e("""\
     add.u32 %cc, %cc, 1;
     setp.lt.u32 %p_more, %cc, {{KSPLIT}};

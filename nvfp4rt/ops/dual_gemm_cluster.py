@@ -26,7 +26,8 @@ from ..launch import Pointer
 from ..ptxsource import ptx_dir
 from ._args import finite_float, positive_int
 from .dual_gemm import DualGemmLayout, DualOperands, K_MULTIPLE, STAGE_K, layout_problem
-from .gemm_wgmma_cluster import DEFAULT_HEAD_WAIT, GemmClusterGeometry, head_constants, ksplit_candidates, prefer_ksplit
+from .gemm_wgmma_cluster import (DEFAULT_HEAD_WAIT, GemmClusterGeometry, head_constants, ksplit_candidates,
+                                  ksplit_stages, prefer_ksplit)
 
 __all__ = ["DualGemmClusterPlan", "DualClusterGeometry", "dual_cluster_geometry", "choose_ksplit", "supports",
            "shared_bytes", "kernel_constants", "CLUSTER_SIZES", "KSPLIT_SIZES", "A_BUFS_CHOICES", "TILE_M", "TILE_N"]
@@ -117,13 +118,7 @@ def dual_cluster_geometry(m: int, n: int, k: int, l: int, max_clusters: int, *, 
     if units * cluster >= 2**31:
         raise ValueError(f"problem too large: {units} units do not fit the kernel's 32-bit indices")
     if ksplit > 1:
-        if k_stages % ksplit or k_stages // ksplit > MAX_CHAIN_UNITS:
-            raise ValueError(f"ksplit={ksplit} needs k/256 = {k_stages} divisible by it, with at most "
-                             f"{MAX_CHAIN_UNITS} stages per CTA")
-        upc = k_stages // ksplit
-        if units_per_cluster is not None and units_per_cluster != upc:
-            raise ValueError(f"units_per_cluster must be k_stages / ksplit = {upc} with ksplit={ksplit}, "
-                             f"got {units_per_cluster!r}")
+        upc = ksplit_stages(k_stages, ksplit, units_per_cluster)
         return DualClusterGeometry(m, n, k, l, 1, m_tiles, n_tiles, k_stages, units, upc, units // upc, s, int(ab),
                                    ksplit=int(ksplit))
     if units_per_cluster is None:

@@ -32,7 +32,7 @@ from .gemm_wgmma import (GemmFacts, K_MULTIPLE, MAX_CHAIN_UNITS, STAGE_K, TILE, 
                          launch_with_maps, operand_pointers, padded_scale_rows)
 
 __all__ = ["GemmClusterPlan", "GemmClusterGeometry", "cluster_geometry", "choose_ksplit", "supports", "shared_bytes",
-           "kernel_constants", "ksplit_candidates", "prefer_ksplit", "CLUSTER_SIZES", "KSPLIT_SIZES", "WGMMA_DEPTHS"]
+           "kernel_constants", "ksplit_candidates", "ksplit_stages", "prefer_ksplit", "CLUSTER_SIZES", "KSPLIT_SIZES", "WGMMA_DEPTHS"]
 
 _KERNEL_FILE = "gemm_nvfp4_wgmma_cluster.ptx"
 _ENTRY = "nvfp4_gemm_wgmma_cluster"
@@ -173,13 +173,7 @@ def cluster_geometry(m: int, n: int, k: int, l: int, max_clusters: int, *, clust
     if ksplit > 1:
         if cluster != 1:
             raise ValueError(f"ksplit={ksplit} needs cluster=1 (the K-split CTAs load different k), got {cluster}")
-        if k_stages % ksplit or k_stages // ksplit > MAX_CHAIN_UNITS:
-            raise ValueError(f"ksplit={ksplit} needs k/256 = {k_stages} divisible by it, with at most "
-                             f"{MAX_CHAIN_UNITS} stages per CTA")
-        upc = k_stages // ksplit
-        if units_per_cluster is not None and units_per_cluster != upc:
-            raise ValueError(f"units_per_cluster must be k_stages / ksplit = {upc} with ksplit={ksplit}, "
-                             f"got {units_per_cluster!r}")
+        upc = ksplit_stages(k_stages, ksplit, units_per_cluster)
         return GemmClusterGeometry(m, n, k, l, cluster, m_tiles, n_tiles, k_stages, units, upc, units // upc, s,
                                    int(ab), int(consumer_wgs), int(ksplit))
     if units_per_cluster is None:
@@ -236,6 +230,19 @@ def ksplit_candidates(m: int, n: int, k: int, l: int, sm_count: int, consumer_wg
     tiles = l * -(-m // tile_m) * -(-n // (tile_cols or tile_n(consumer_wgs)))
     kb = -(-k // STAGE_K)
     return [ks for ks in sizes if ks > 1 and kb % ks == 0 and kb // ks <= MAX_CHAIN_UNITS and tiles * ks <= sm_count]
+
+
+def ksplit_stages(k_stages: int, ksplit: int, units_per_cluster: int | None = None) -> int:
+    """k stages per CTA of a K split (checked: ``ksplit`` divides ``k_stages``, at most MAX_CHAIN_UNITS each, and
+    an explicit ``units_per_cluster`` agrees); the GEMM's and the dual's geometries share it."""
+    if k_stages % ksplit or k_stages // ksplit > MAX_CHAIN_UNITS:
+        raise ValueError(f"ksplit={ksplit} needs k/256 = {k_stages} divisible by it, with at most "
+                         f"{MAX_CHAIN_UNITS} stages per CTA")
+    upc = k_stages // ksplit
+    if units_per_cluster is not None and units_per_cluster != upc:
+        raise ValueError(f"units_per_cluster must be k_stages / ksplit = {upc} with ksplit={ksplit}, "
+                         f"got {units_per_cluster!r}")
+    return upc
 
 
 @lru_cache(maxsize=1024)
