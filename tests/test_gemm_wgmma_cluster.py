@@ -356,7 +356,7 @@ def test_ksplit_choice_on_the_benchmark_shapes():
     assert CL.choose_ksplit(128, 7168, 1536, 1, 132) == 2  # 6 stages: 112 CTAs of 3 against stream-K's 3 + 1
     assert CL.choose_ksplit(128, 7168, 1280, 1, 132) == 1  # 5 stages: no split divides them
     assert CL.choose_ksplit(1024, 7168, 2048, 1, 132) == 1  # 448 tiles: no split fits one wave
-    assert CL.ksplit_candidates(128, 4096, 7168, 1, 132) == [2, 4] and CL.ksplit_candidates(1, 1, 64, 1, 132) == []
+    assert CL.ksplit_candidates(28, 32, 132) == [2, 4] and CL.ksplit_candidates(1, 1, 132) == []
 
 
 def test_ksplit_partial_tile_mapping_is_one_to_one_and_conflict_free():
@@ -514,7 +514,7 @@ def test_default_plans_take_the_ksplit_where_it_is_chosen():
     for shape in [(128, 4096, 7168, 1), (128, 7168, 2048, 1), (128, 7168, 16384, 1), (256, 4096, 7168, 1)]:
         plan = CL.GemmClusterPlan(*shape)
         g = plan.geometry
-        assert g.ksplit in [1] + CL.ksplit_candidates(*shape, sms)
+        assert g.ksplit in [1] + CL.ksplit_candidates(g.k_stages, g.tiles, sms)
         assert g.cluster == (1 if g.ksplit > 1 else CL.DEFAULT_CLUSTER)
         assert (f"ksplit={g.ksplit}" in repr(plan)) == (g.ksplit > 1)
         if g.ksplit > 1:

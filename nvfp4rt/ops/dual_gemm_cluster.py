@@ -26,8 +26,8 @@ from ..launch import Pointer
 from ..ptxsource import ptx_dir
 from ._args import finite_float, positive_int
 from .dual_gemm import DualGemmLayout, DualOperands, K_MULTIPLE, STAGE_K, layout_problem
-from .gemm_wgmma_cluster import (DEFAULT_HEAD_WAIT, GemmClusterGeometry, head_constants, ksplit_candidates,
-                                  ksplit_stages, prefer_ksplit)
+from .gemm_wgmma_cluster import (DEFAULT_HEAD_WAIT, GemmClusterGeometry, head_constants, ksplit_stages,
+                                  pick_ksplit, prefer_ksplit)
 
 __all__ = ["DualGemmClusterPlan", "DualClusterGeometry", "dual_cluster_geometry", "choose_ksplit", "supports",
            "shared_bytes", "kernel_constants", "CLUSTER_SIZES", "KSPLIT_SIZES", "A_BUFS_CHOICES", "TILE_M", "TILE_N"]
@@ -131,8 +131,13 @@ def dual_cluster_geometry(m: int, n: int, k: int, l: int, max_clusters: int, *, 
 
 def choose_ksplit(m: int, n: int, k: int, l: int, sm_count: int, *, max_active: dict | None = None) -> int:
     """1 (stream-K) or 2 (the K split), by :func:`nvfp4rt.ops.gemm_wgmma_cluster.prefer_ksplit` (pure)."""
+    return prefer_ksplit(*_ksplit_problem(m, n, k, l, sm_count), sm_count, KSPLIT_SIZES, max_active)
+
+
+def _ksplit_problem(m, n, k, l, sm_count):
+    """(the stream-K schedule with ``sm_count // DEFAULT_CLUSTER`` clusters, the CTA tiles) of a problem."""
     g = dual_cluster_geometry(m, n, k, l, max(1, sm_count // DEFAULT_CLUSTER))
-    return prefer_ksplit(g, l * g.m_tiles * -(-n // TILE_N), sm_count, KSPLIT_SIZES, max_active)
+    return g, l * g.m_tiles * -(-n // TILE_N)
 
 
 def _alphas_fit(*alphas) -> bool:
@@ -211,14 +216,12 @@ class DualGemmClusterPlan(DualOperands):
         from .gemm_wgmma_cluster import _max_active_clusters
 
         if auto_ksplit:
-            active = {}
-            for cand in ksplit_candidates(m, n, k, l, props.sm_count, tile_m=TILE_M, tile_cols=TILE_N,
-                                          sizes=KSPLIT_SIZES):
-                kern = _kernel(dev.ordinal, tuple(sorted(kernel_constants(1, probe.a_bufs, head_check, head_wait,
-                                                                          cand).items())))
-                kern.set_max_dynamic_shared(probe.shared_mem)
-                active[cand] = _max_active_clusters(kern, cand, _THREADS, probe.shared_mem, props.sm_count)
-            ks = choose_ksplit(m, n, k, l, props.sm_count, max_active=active)
+            def kernel_for(cand):
+                cons = kernel_constants(1, probe.a_bufs, head_check, head_wait, cand)
+                return _kernel(dev.ordinal, tuple(sorted(cons.items())))
+
+            ks = pick_ksplit(*_ksplit_problem(m, n, k, l, props.sm_count), props.sm_count, KSPLIT_SIZES, kernel_for,
+                             _THREADS, probe.shared_mem)
             if ks > 1:
                 cluster = 1
                 probe = dual_cluster_geometry(m, n, k, l, 1, cluster=1, stages=stages, a_bufs=a_bufs, ksplit=ks)

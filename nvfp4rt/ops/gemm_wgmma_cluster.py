@@ -32,7 +32,8 @@ from .gemm_wgmma import (GemmFacts, K_MULTIPLE, MAX_CHAIN_UNITS, STAGE_K, TILE, 
                          launch_with_maps, operand_pointers, padded_scale_rows)
 
 __all__ = ["GemmClusterPlan", "GemmClusterGeometry", "cluster_geometry", "choose_ksplit", "supports", "shared_bytes",
-           "kernel_constants", "ksplit_candidates", "ksplit_stages", "prefer_ksplit", "CLUSTER_SIZES", "KSPLIT_SIZES", "WGMMA_DEPTHS"]
+           "kernel_constants", "ksplit_candidates", "ksplit_stages", "pick_ksplit",
+           "prefer_ksplit", "CLUSTER_SIZES", "KSPLIT_SIZES", "WGMMA_DEPTHS"]
 
 _KERNEL_FILE = "gemm_nvfp4_wgmma_cluster.ptx"
 _ENTRY = "nvfp4_gemm_wgmma_cluster"
@@ -195,9 +196,15 @@ def choose_ksplit(m: int, n: int, k: int, l: int, sm_count: int, *, consumer_wgs
     """The K split for a problem (pure): 1 (stream-K) or a ``ksplit`` of :data:`KSPLIT_SIZES`
     (:func:`prefer_ksplit` with this kernel's tiles; the stream-K schedule estimated with
     ``sm_count // streamk_cluster`` clusters)."""
+    streamk, tiles = _ksplit_problem(m, n, k, l, sm_count, consumer_wgs, streamk_cluster)
+    return prefer_ksplit(streamk, tiles, sm_count, KSPLIT_SIZES, max_active)
+
+
+def _ksplit_problem(m, n, k, l, sm_count, consumer_wgs=DEFAULT_CONSUMER_WGS, streamk_cluster=DEFAULT_CLUSTER):
+    """(the stream-K schedule with ``sm_count // streamk_cluster`` clusters, the CTA tiles) of a problem."""
     g = cluster_geometry(m, n, k, l, max(1, sm_count // streamk_cluster), cluster=streamk_cluster,
                          consumer_wgs=consumer_wgs)
-    return prefer_ksplit(g, l * g.m_tiles * -(-n // tile_n(consumer_wgs)), sm_count, KSPLIT_SIZES, max_active)
+    return g, l * g.m_tiles * -(-n // tile_n(consumer_wgs))
 
 
 def prefer_ksplit(streamk: GemmClusterGeometry, tiles: int, sm_count: int, sizes=KSPLIT_SIZES,
@@ -214,8 +221,7 @@ def prefer_ksplit(streamk: GemmClusterGeometry, tiles: int, sm_count: int, sizes
     costs no more than stream-K (docs/gemm.md has the measurements the constant was fitted to)."""
     kb = streamk.k_stages
     active = dict(max_active or {})
-    fits = [ks for ks in sizes if ks > 1 and kb % ks == 0 and kb // ks <= MAX_CHAIN_UNITS
-            and tiles * ks <= sm_count and tiles <= active.get(ks, sm_count // ks)]
+    fits = [ks for ks in ksplit_candidates(kb, tiles, sm_count, sizes) if tiles <= active.get(ks, sm_count // ks)]
     if not fits:
         return 1
     best = max(fits)  # fewest stages per CTA
@@ -223,13 +229,23 @@ def prefer_ksplit(streamk: GemmClusterGeometry, tiles: int, sm_count: int, sizes
     return best if kb // best <= streamk.units_per_cluster + STREAMK_UNITS_PER_EXTRA * extra else 1
 
 
-def ksplit_candidates(m: int, n: int, k: int, l: int, sm_count: int, consumer_wgs: int = DEFAULT_CONSUMER_WGS, *,
-                      tile_m: int = TILE, tile_cols: int | None = None, sizes=KSPLIT_SIZES) -> list[int]:
-    """The splits :func:`prefer_ksplit` may take before occupancy is known (the plans load only these kernels);
-    ``tile_m`` x ``tile_cols`` is the CTA tile (default: this kernel's)."""
-    tiles = l * -(-m // tile_m) * -(-n // (tile_cols or tile_n(consumer_wgs)))
-    kb = -(-k // STAGE_K)
-    return [ks for ks in sizes if ks > 1 and kb % ks == 0 and kb // ks <= MAX_CHAIN_UNITS and tiles * ks <= sm_count]
+def ksplit_candidates(k_stages: int, tiles: int, sm_count: int, sizes=KSPLIT_SIZES) -> list[int]:
+    """The splits of ``sizes`` that divide ``k_stages`` (at most MAX_CHAIN_UNITS per CTA) and whose ``tiles *
+    ksplit`` CTAs fit ``sm_count`` SMs: what :func:`prefer_ksplit` may take before occupancy is known."""
+    return [ks for ks in sizes if ks > 1 and k_stages % ks == 0 and k_stages // ks <= MAX_CHAIN_UNITS
+            and tiles * ks <= sm_count]
+
+
+def pick_ksplit(streamk: GemmClusterGeometry, tiles: int, sm_count: int, sizes, kernel_for, threads: int,
+                shared_mem: int) -> int:
+    """The K split a plan runs: the occupancy of each candidate's kernel (``kernel_for(ksplit)``; only the
+    candidates are loaded), then :func:`prefer_ksplit`.  The GEMM and dual plans share it."""
+    active = {}
+    for ks in ksplit_candidates(streamk.k_stages, tiles, sm_count, sizes):
+        kern = kernel_for(ks)
+        kern.set_max_dynamic_shared(shared_mem)
+        active[ks] = _max_active_clusters(kern, ks, threads, shared_mem, sm_count)
+    return prefer_ksplit(streamk, tiles, sm_count, sizes, active)
 
 
 def ksplit_stages(k_stages: int, ksplit: int, units_per_cluster: int | None = None) -> int:
@@ -354,14 +370,12 @@ class GemmClusterPlan(GemmFacts):
         self.layout, self.device = hopper_problem(m, n, k, l, layout, device, "cluster GEMM")
         props = self.device.properties
         if auto_ksplit:
-            active = {}
-            for cand in ksplit_candidates(m, n, k, l, props.sm_count, consumer_wgs):
+            def kernel_for(cand):
                 cons = kernel_constants(1, probe.a_bufs, wgmma_depth, consumer_wgs, head_check, head_wait, cand)
-                kern = _kernel(self.device.ordinal, tuple(sorted(cons.items())))
-                smem = shared_bytes(probe.num_stages, probe.a_bufs, consumer_wgs)
-                kern.set_max_dynamic_shared(smem)
-                active[cand] = _max_active_clusters(kern, cand, probe.threads, smem, props.sm_count)
-            ks = choose_ksplit(m, n, k, l, props.sm_count, consumer_wgs=consumer_wgs, max_active=active)
+                return _kernel(self.device.ordinal, tuple(sorted(cons.items())))
+
+            ks = pick_ksplit(*_ksplit_problem(m, n, k, l, props.sm_count, consumer_wgs), props.sm_count,
+                             KSPLIT_SIZES, kernel_for, probe.threads, probe.shared_mem)
             if ks > 1:
                 cluster = 1
                 probe = cluster_geometry(m, n, k, l, 1, cluster=1, stages=stages, a_bufs=a_bufs,
