@@ -353,7 +353,8 @@ class Kernel:
         )
 
     def set_max_dynamic_shared(self, nbytes: int) -> None:
-        """Allow launches with up to ``nbytes`` of dynamic shared memory (needed above 48 KiB)."""
+        """Allow launches with up to ``nbytes`` of dynamic shared memory (needed above 48 KiB).  Never lowers
+        what was allowed before."""
         if isinstance(nbytes, bool) or not isinstance(nbytes, int):
             raise TypeError(f"nbytes must be an int, got {type(nbytes).__name__}")
         if nbytes < 0:
@@ -363,8 +364,11 @@ class Kernel:
         if nbytes + static > limit:
             raise ValueError(f"{self.name}: {nbytes} bytes of dynamic shared memory plus {static} static exceed "
                              f"the device's {limit} bytes per block")
-        driver.call("cuFuncSetAttribute", self.function,
-                    driver.raw.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, nbytes)
+        # the attribute belongs to the function, which plans of different sizes share: only ever raise it, so a
+        # plan that needs less never takes away what an earlier one was allowed (its launch would fail)
+        if nbytes > self._attr("CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES"):
+            driver.call("cuFuncSetAttribute", self.function,
+                        driver.raw.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, nbytes)
 
     def __call__(self, *args, grid, block, cluster=None, shared_mem=0, stream=None, non_portable_cluster=False,
                  programmatic=False):

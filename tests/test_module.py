@@ -208,6 +208,24 @@ def test_load_from_path_uses_the_cache_and_reports_attributes(tmp_path):
 
 @pytest.mark.gpu
 @requires_gpu
+def test_a_smaller_dynamic_shared_request_keeps_the_larger_allowance(tmp_path):
+    """Plans of different sizes share one cached kernel: the second plan's smaller request must not take away
+    the first plan's allowance (its launches then failed with CUDA_ERROR_INVALID_VALUE)."""
+    k = load(ADD_ONE, cache=CubinCache(tmp_path)).kernel("add_one")
+    big = k.device.properties.max_shared_per_block_optin
+    k.set_max_dynamic_shared(big)
+    k.set_max_dynamic_shared(64 * 1024)
+    assert k.attributes().max_dynamic_shared_bytes == big
+    import nvfp4rt
+
+    out = nvfp4rt.from_numpy(np.zeros(256, np.float32))
+    k(out.ptr, 256, grid=2, block=128, shared_mem=big)  # a launch that needs the first allowance
+    k.device.synchronize()
+    np.testing.assert_array_equal(out.numpy(), np.ones(256, np.float32))
+
+
+@pytest.mark.gpu
+@requires_gpu
 def test_jit_options_change_the_cache_key(tmp_path):
     cache = CubinCache(tmp_path)
     a = load(ADD_ONE, cache=cache)
