@@ -308,7 +308,7 @@ def test_ring_model_catches_a_release_to_the_own_cta_only_and_a_too_small_ring()
 # ============================================================== the K split (KSPLIT > 1)
 
 def _ksplit_text(ksplit=2, wgs=2):
-    consts = CL.kernel_constants(1, 6 if wgs == 2 else 4, 1, wgs, ksplit=ksplit)
+    consts = CL.kernel_constants(1, CL._KSPLIT_A_BUFS if wgs == 2 else 4, 1, wgs, ksplit=ksplit)  # the default builds
     return render(KERNEL.read_text(), "sm_90a", consts), consts
 
 
@@ -410,6 +410,37 @@ def test_ksplit_reduction_meets_the_cluster_then_adds_every_rank_in_order(ks):
     assert code[-1] == "bra.uni EXIT;"  # EXIT's cluster barrier keeps P alive until every peer has read it
     # each CTA reduces 128/ks rows in passes of 16 (two chunks 8 rows apart per thread): 8/ks passes cover them
     assert f"setp.lt.u32 %p_more, %i, 128/{ks}*128/4;" in block and "add.u32 %i, %i, 2*256;" in block
+
+
+def test_ksplit_builds_have_no_staging_tile_and_deeper_rings():
+    """A K split stores straight from its reduction: its build drops the 50 KB C staging tile (C_PITCH = 0) and its
+    default rings take the room (3 B stages, 10 a16 buffers); stream-K keeps the staging tile and 4 / 6."""
+    sk = CL.cluster_geometry(128, 7168, 16384, 1, 66)
+    ks = CL.cluster_geometry(128, 7168, 16384, 1, 66, cluster=1, ksplit=2)
+    assert (sk.num_stages, sk.a_bufs, ks.num_stages, ks.a_bufs) == (4, 6, 3, 10)
+    assert CL.kernel_constants(2, 6)["C_PITCH"] == 400 and CL.kernel_constants(1, 10, ksplit=2)["C_PITCH"] == 0
+    assert ks.shared_mem == CL.shared_bytes(3, 10, 2, 2) <= 232448 < CL.shared_bytes(3, 10)  # only fits without it
+    assert CL.shared_bytes(4, 6, 2, 2) == CL.shared_bytes(4, 6) - 128 * 400
+    # explicit rings are kept; three consumer warpgroups keep their defaults (27 KB stages)
+    g = CL.cluster_geometry(128, 7168, 16384, 1, 66, cluster=1, ksplit=2, stages=4, a_bufs=6)
+    assert (g.num_stages, g.a_bufs) == (4, 6)
+    g3 = CL.cluster_geometry(192, 7168, 16384, 1, 66, cluster=1, ksplit=2, consumer_wgs=3)
+    assert (g3.num_stages, g3.a_bufs) == (4, 4) and g3.shared_mem <= 232448
+    # the parked partial P fits the smallest rings of every build
+    for wgs in CL.CONSUMER_WGS_CHOICES:
+        assert CL.ks_park_bytes(wgs) <= CL.MIN_STAGES * CL.stage_bytes(wgs) + min(CL.A_BUFS_CHOICES) * 16384
+
+
+@pytest.mark.parametrize("ks", CL.KSPLIT_SIZES[1:])
+def test_ksplit_path_never_touches_the_staging_tile(ks):
+    """With C_PITCH = 0 the staging tile's address is the barriers': the K split's code from the end of the main
+    loop (its branch to KSPLIT_REDUCE) to EXIT must not use %sm_c."""
+    text, _ = _ksplit_text(ks)
+    epi = text.index("// ================================================================== segment epilogue")
+    branch = text.index("bra.uni KSPLIT_REDUCE;", epi)
+    assert "%sm_c" not in text[epi:branch]
+    assert "%sm_c" not in text[text.index("KSPLIT_REDUCE:"):text.index("PRODUCERS:")]
+    assert "%sm_c" in text[branch:text.index("KSPLIT_REDUCE:")]  # the stream-K epilogue (unreachable here) does
 
 
 @pytest.mark.skipif(not _HAVE_PTXAS, reason="ptxas not found")
@@ -519,6 +550,7 @@ def test_default_plans_take_the_ksplit_where_it_is_chosen():
         assert (f"ksplit={g.ksplit}" in repr(plan)) == (g.ksplit > 1)
         if g.ksplit > 1:
             assert g.tiles <= CL._max_active_clusters(plan.kernel, g.ksplit, g.threads, g.shared_mem, sms)
+            assert (g.num_stages, g.a_bufs, plan.constants["C_PITCH"]) == (3, 10, 0)  # the K split's deeper rings
     if sms >= 112:
         assert CL.GemmClusterPlan(128, 7168, 2048, 1).geometry.ksplit == 2
 

@@ -218,10 +218,10 @@ class DualGemmClusterPlan(DualOperands):
         if auto_ksplit:
             def kernel_for(cand):
                 cons = kernel_constants(1, probe.a_bufs, head_check, head_wait, cand)
-                return _kernel(dev.ordinal, tuple(sorted(cons.items())))
+                return _kernel(dev.ordinal, tuple(sorted(cons.items()))), probe.shared_mem
 
             ks = pick_ksplit(*_ksplit_problem(m, n, k, l, props.sm_count), props.sm_count, KSPLIT_SIZES, kernel_for,
-                             _THREADS, probe.shared_mem)
+                             _THREADS)
             if ks > 1:
                 cluster = 1
                 probe = dual_cluster_geometry(m, n, k, l, 1, cluster=1, stages=stages, a_bufs=a_bufs, ksplit=ks)

@@ -32,7 +32,7 @@ from .gemm_wgmma import (GemmFacts, K_MULTIPLE, MAX_CHAIN_UNITS, STAGE_K, TILE, 
                          launch_with_maps, operand_pointers, padded_scale_rows)
 
 __all__ = ["GemmClusterPlan", "GemmClusterGeometry", "cluster_geometry", "choose_ksplit", "supports", "shared_bytes",
-           "kernel_constants", "ksplit_candidates", "ksplit_stages", "pick_ksplit",
+           "c_pitch", "kernel_constants", "ks_park_bytes", "ksplit_candidates", "ksplit_stages", "pick_ksplit",
            "prefer_ksplit", "CLUSTER_SIZES", "KSPLIT_SIZES", "WGMMA_DEPTHS"]
 
 _KERNEL_FILE = "gemm_nvfp4_wgmma_cluster.ptx"
@@ -48,8 +48,12 @@ _A16_BUF_BYTES = TILE * 128  # 128 rows x k64 fp16
 _C_PITCH = 400  # bytes per row of the fp16 C staging tile (128 m rows x up to 192 n columns, conflict-free)
 _ALIGN_SLACK = 1024
 MIN_STAGES, MAX_STAGES = 2, 6
-A_BUFS_CHOICES = (4, 5, 6, 7, 8)
+A_BUFS_CHOICES = (4, 5, 6, 7, 8, 9, 10)
 _DEFAULT_STAGES, _DEFAULT_A_BUFS = 4, 6
+#: A K split's default rings (two consumer warpgroups): without the staging tile there is room for ten a16
+#: buffers; 3 B stages and 10 buffers beat 4 and 6 on every K-split shape measured, on the H100 and the H200
+#: (docs/gemm.md, "Deeper rings for the K split")
+_KSPLIT_STAGES, _KSPLIT_A_BUFS = 3, 10
 #: wgmma groups each consumer warpgroup leaves in flight at its per-piece wait (template constant WG_WAIT)
 WGMMA_DEPTHS = (1, 3)
 #: alpha is passed times 2^28 (subnormal operands, see the PTX header); larger alphas overflow fp32
@@ -73,9 +77,22 @@ def stage_bytes(consumer_wgs: int) -> int:
     return tile_n(consumer_wgs) * (STAGE_K // 2 + STAGE_K // 16)
 
 
-def shared_bytes(num_stages: int, a_bufs: int, consumer_wgs: int = DEFAULT_CONSUMER_WGS) -> int:
+def c_pitch(ksplit: int = 1) -> int:
+    """Row pitch of the fp16 C staging tile (template constant C_PITCH): 0 for a K split, whose epilogue stores
+    straight from the reduction and parks its partials over the drained rings, so the staging tile's 50 KB
+    go to deeper rings instead."""
+    return 0 if ksplit > 1 else _C_PITCH
+
+
+def ks_park_bytes(consumer_wgs: int = DEFAULT_CONSUMER_WGS) -> int:
+    """The K split's fp32 partial tile P (128 rows of KS_PITCH = 4 * (tile_n + 4) bytes), parked from the
+    ring base over the ring slots and the a16 buffers."""
+    return TILE * 4 * (tile_n(consumer_wgs) + 4)
+
+
+def shared_bytes(num_stages: int, a_bufs: int, consumer_wgs: int = DEFAULT_CONSUMER_WGS, ksplit: int = 1) -> int:
     """Dynamic shared memory of one CTA (the PTX header's launch contract)."""
-    return (_ALIGN_SLACK + num_stages * stage_bytes(consumer_wgs) + a_bufs * _A16_BUF_BYTES + TILE * _C_PITCH
+    return (_ALIGN_SLACK + num_stages * stage_bytes(consumer_wgs) + a_bufs * _A16_BUF_BYTES + TILE * c_pitch(ksplit)
             + 16 * num_stages + 16 * a_bufs + 16)
 
 
@@ -133,7 +150,7 @@ class GemmClusterGeometry:
 
     @property
     def shared_mem(self) -> int:
-        return shared_bytes(self.num_stages, self.a_bufs, self.consumer_wgs)
+        return shared_bytes(self.num_stages, self.a_bufs, self.consumer_wgs, self.ksplit)
 
     def contributors(self, tile: int) -> range:
         """The clusters whose unit runs touch cluster tile ``tile``, in the reduction's order."""
@@ -156,13 +173,14 @@ def cluster_geometry(m: int, n: int, k: int, l: int, max_clusters: int, *, clust
         raise ValueError(f"k must be a multiple of {K_MULTIPLE}, got {k}")
     if isinstance(cluster, bool) or cluster not in CLUSTER_SIZES:
         raise ValueError(f"cluster must be one of {CLUSTER_SIZES}, got {cluster!r}")
-    s = _DEFAULT_STAGES if stages is None else positive_int("stages", stages)
-    if not MIN_STAGES <= s <= MAX_STAGES:
-        raise ValueError(f"stages must be in {MIN_STAGES}..{MAX_STAGES}, got {s}")
     if isinstance(consumer_wgs, bool) or consumer_wgs not in CONSUMER_WGS_CHOICES:
         raise ValueError(f"consumer_wgs must be one of {CONSUMER_WGS_CHOICES}, got {consumer_wgs!r}")
+    deep = consumer_wgs == 2 and not isinstance(ksplit, bool) and ksplit in KSPLIT_SIZES[1:]  # a K split's rings
+    s = (_KSPLIT_STAGES if deep else _DEFAULT_STAGES) if stages is None else positive_int("stages", stages)
+    if not MIN_STAGES <= s <= MAX_STAGES:
+        raise ValueError(f"stages must be in {MIN_STAGES}..{MAX_STAGES}, got {s}")
     # 27 KB stages with three consumer warpgroups: 4 of them + 4 a16 buffers fit the 227 KB opt-in limit
-    ab = (_DEFAULT_A_BUFS if consumer_wgs == 2 else 4) if a_bufs is None else a_bufs
+    ab = (_KSPLIT_A_BUFS if deep else _DEFAULT_A_BUFS if consumer_wgs == 2 else 4) if a_bufs is None else a_bufs
     if isinstance(ab, bool) or ab not in A_BUFS_CHOICES:
         raise ValueError(f"a_bufs must be one of {A_BUFS_CHOICES}, got {a_bufs!r}")
     if isinstance(ksplit, bool) or ksplit not in KSPLIT_SIZES:
@@ -236,13 +254,13 @@ def ksplit_candidates(k_stages: int, tiles: int, sm_count: int, sizes=KSPLIT_SIZ
             and tiles * ks <= sm_count]
 
 
-def pick_ksplit(streamk: GemmClusterGeometry, tiles: int, sm_count: int, sizes, kernel_for, threads: int,
-                shared_mem: int) -> int:
-    """The K split a plan runs: the occupancy of each candidate's kernel (``kernel_for(ksplit)``; only the
-    candidates are loaded), then :func:`prefer_ksplit`.  The GEMM and dual plans share it."""
+def pick_ksplit(streamk: GemmClusterGeometry, tiles: int, sm_count: int, sizes, kernel_for, threads: int) -> int:
+    """The K split a plan runs: the occupancy of each candidate's kernel (``kernel_for(ksplit)`` gives its kernel
+    and dynamic shared memory; only the candidates are loaded), then :func:`prefer_ksplit`.  The GEMM and dual
+    plans share it."""
     active = {}
     for ks in ksplit_candidates(streamk.k_stages, tiles, sm_count, sizes):
-        kern = kernel_for(ks)
+        kern, shared_mem = kernel_for(ks)
         kern.set_max_dynamic_shared(shared_mem)
         active[ks] = _max_active_clusters(kern, ks, threads, shared_mem, sm_count)
     return prefer_ksplit(streamk, tiles, sm_count, sizes, active)
@@ -300,7 +318,7 @@ def kernel_constants(cluster: int = DEFAULT_CLUSTER, a_bufs: int = _DEFAULT_A_BU
     return {"CLUSTER": int(cluster), "A_BUFS": int(a_bufs), "WG_WAIT": int(wgmma_depth),
             "CONSUMER_WGS": int(consumer_wgs), "TILE_N": tn, "THREADS": 128 * (1 + consumer_wgs),
             "CONSUMERS": 128 * consumer_wgs, "STAGE_BYTES": stage_bytes(consumer_wgs), "SFB_OFF": tn * (STAGE_K // 2),
-            "C_PITCH": _C_PITCH, **head_constants(head_check, head_wait),
+            "C_PITCH": c_pitch(ksplit), **head_constants(head_check, head_wait),
             "KSPLIT": int(ksplit), "KS_PITCH": 4 * (tn + 4)}
 
 
@@ -371,11 +389,13 @@ class GemmClusterPlan(GemmFacts):
         props = self.device.properties
         if auto_ksplit:
             def kernel_for(cand):
-                cons = kernel_constants(1, probe.a_bufs, wgmma_depth, consumer_wgs, head_check, head_wait, cand)
-                return _kernel(self.device.ordinal, tuple(sorted(cons.items())))
+                geo = cluster_geometry(m, n, k, l, 1, cluster=1, stages=stages, a_bufs=a_bufs,
+                                       consumer_wgs=consumer_wgs, ksplit=cand)
+                cons = kernel_constants(1, geo.a_bufs, wgmma_depth, consumer_wgs, head_check, head_wait, cand)
+                return _kernel(self.device.ordinal, tuple(sorted(cons.items()))), geo.shared_mem
 
             ks = pick_ksplit(*_ksplit_problem(m, n, k, l, props.sm_count, consumer_wgs), props.sm_count,
-                             KSPLIT_SIZES, kernel_for, probe.threads, probe.shared_mem)
+                             KSPLIT_SIZES, kernel_for, probe.threads)
             if ks > 1:
                 cluster = 1
                 probe = cluster_geometry(m, n, k, l, 1, cluster=1, stages=stages, a_bufs=a_bufs,
