@@ -222,10 +222,22 @@ def test_runs_cover_every_unit_once_with_short_chains(shapes, clusters):
         assert counts.max() <= GC.MAX_CHAIN_UNITS
 
 
+def test_schedule_costs_charge_the_epilogue_to_each_tiles_first_unit():
+    # group 0: 2 cluster tiles x 4 k stages at N = 96; group 1: one tile of 200 rows (N = 224) x 2 stages
+    geo = GC.cluster_geometry([(80, 512, 1024), (200, 256, 512)], 8)
+    costs, firsts = GC.schedule_costs(geo.groups, 0.5, 4.0)
+    tiles, _ = _unit_tiles(geo)
+    np.testing.assert_array_equal(firsts, np.diff(tiles, prepend=-1) != 0)
+    unit = np.array([0.5 + 96 / 256] * 8 + [0.5 + 224 / 256] * 2)
+    np.testing.assert_allclose(costs[~firsts], unit[~firsts])
+    np.testing.assert_allclose(costs[firsts], unit[firsts] + 4.0 * np.array([96, 96, 224]) / 256)
+    np.testing.assert_allclose(GC.schedule_costs(geo.groups, 0.5, 0.0)[0], unit)
+
+
 @pytest.mark.parametrize("shapes", COMPETITION)
 def test_runs_are_balanced_by_cost(shapes):
     geo = GC.cluster_geometry(shapes, 66)
-    _, costs = _unit_tiles(geo)
+    costs, _ = GC.schedule_costs(geo.groups)
     cum = np.concatenate(([0.0], np.cumsum(costs)))
     run_cost = np.diff(cum[np.array(geo.starts)])
     assert geo.clusters == 66

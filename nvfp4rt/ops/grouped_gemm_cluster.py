@@ -30,7 +30,7 @@ from .grouped_gemm import GroupedOperands, K_MULTIPLE, MAX_GROUPS, STAGE_K, pack
 
 __all__ = ["GroupedGemmClusterPlan", "GroupedClusterGeometry", "ClusterGroup", "cluster_geometry", "build_table",
            "unit_cost", "supports", "cluster_units", "shared_bytes", "kernel_constants", "TILE_M", "TILE_N", "TOKEN_STEP",
-           "CLUSTER_SIZES", "A_BUFS_CHOICES", "DECODE_COST"]
+           "CLUSTER_SIZES", "A_BUFS_CHOICES", "DECODE_COST", "EPILOGUE_COST", "schedule_costs"]
 
 _KERNEL_FILE = "grouped_gemm_nvfp4_wgmma_cluster.ptx"
 _ENTRY = "nvfp4_grouped_gemm_wgmma_cluster"
@@ -57,10 +57,13 @@ MAX_CHAIN_UNITS = 32
 #: alphas are passed times 2^28 (operands carry 2^-14 each)
 _ALPHA_SCALE = 2.0**28
 #: A unit's cost in units of an m64n256 unit's tensor work is DECODE_COST + N/256: the B decode, the
-#: pipeline's latency and the issue that do not shrink with N.  Measured on the H200 (docs/grouped_gemm.md):
-#: with 0.5 the runs of competition case 1 finish together best (kernel 144 us, against 157 us with 0.28
-#: and 188 us with equal units per run).
-DECODE_COST = 0.5
+#: pipeline's latency and the issue that do not shrink with N.
+DECODE_COST = 0.8
+#: A tile's epilogue (partials, reduction, fp16 store), in the same units: EPILOGUE_COST * N/256, charged to
+#: the tile's first unit (its head runs the reduction and the store).  Both fitted on competition cases 1
+#: and 2 (docs/grouped_gemm.md, "The schedule's costs on the H100"): (0.8, 4) against the earlier (0.5, 0)
+#: gave 152.2 / 90.4 against 155.6 / 91.2 us on the H100 and 145.8 / 88.5 against 144.7 / 88.7 on the H200.
+EPILOGUE_COST = 4.0
 
 
 def shared_bytes(num_stages: int, a_bufs: int) -> int:
@@ -212,8 +215,24 @@ def _balanced_starts(unit_costs: np.ndarray, tile_of_unit_first: np.ndarray, clu
     return out
 
 
+def schedule_costs(groups, decode_cost: float = DECODE_COST, epilogue_cost: float = EPILOGUE_COST) -> tuple:
+    """(cost, starts-a-tile) of every unit in launch order, the schedule's model: DECODE_COST + N/256 per unit,
+    plus EPILOGUE_COST * N/256 on each tile's first unit."""
+    costs, firsts = [], []
+    for g in groups:
+        for mt in range(g.m_tiles):
+            c = np.full(g.k_stages, unit_cost(g.rows(mt), decode_cost))
+            c[0] += epilogue_cost * tokens(g.rows(mt)) / TILE_M
+            first = np.zeros(g.k_stages, dtype=bool)
+            first[0] = True
+            costs.append(np.tile(c, g.n_tiles))
+            firsts.append(np.tile(first, g.n_tiles))
+    return np.concatenate(costs), np.concatenate(firsts)
+
+
 def cluster_geometry(shapes, max_clusters: int, *, cluster: int = DEFAULT_CLUSTER, stages: int | None = None,
-                     a_bufs: int | None = None, decode_cost: float = DECODE_COST) -> GroupedClusterGeometry:
+                     a_bufs: int | None = None, decode_cost: float = DECODE_COST,
+                     epilogue_cost: float = EPILOGUE_COST) -> GroupedClusterGeometry:
     """The schedule (pure): ``shapes`` a list of (m, n, k); ``max_clusters`` clusters the GPU runs at once."""
     shapes = list(shapes)
     if not shapes:
@@ -242,15 +261,8 @@ def cluster_geometry(shapes, max_clusters: int, *, cluster: int = DEFAULT_CLUSTE
         tile += g.tiles
     if unit * cluster >= 2**31 or tile * cluster >= 2**31:
         raise ValueError(f"problem too large: {unit} units do not fit the kernel's 32-bit indices")
-    costs, firsts = [], []
-    for g in groups:
-        for mt in range(g.m_tiles):
-            c = unit_cost(g.rows(mt), decode_cost)
-            first = np.zeros(g.k_stages, dtype=bool)
-            first[0] = True
-            costs.append(np.full(g.n_tiles * g.k_stages, c))
-            firsts.append(np.tile(first, g.n_tiles))
-    starts = _balanced_starts(np.concatenate(costs), np.concatenate(firsts), min(max_clusters, unit))
+    costs, firsts = schedule_costs(groups, decode_cost, epilogue_cost)
+    starts = _balanced_starts(costs, firsts, min(max_clusters, unit))
     return GroupedClusterGeometry(tuple(groups), int(cluster), unit, tile, tuple(starts), s, int(ab))
 
 
@@ -301,7 +313,7 @@ class GroupedGemmClusterPlan(GroupedOperands):
     """A grouped GEMM of fixed shapes and layouts: A decoded once per call, 256-row tiles shared by a cluster.
 
     ``GroupedGemmClusterPlan(shapes, layouts=None, *, device=None, cluster=2, stages=None, a_bufs=None,
-    decode_cost=DECODE_COST, clusters=None, head_check=True, head_wait=32768)``; ``plan(groups, alphas=None, stream=None)`` with ``groups`` a list of
+    decode_cost=DECODE_COST, epilogue_cost=EPILOGUE_COST, clusters=None, head_check=True, head_wait=32768)``; ``plan(groups, alphas=None, stream=None)`` with ``groups`` a list of
     ``(a, b, sfa, sfb, c)`` as for :class:`nvfp4rt.ops.grouped_gemm.GroupedGemmPlan`.  ``clusters`` sets how
     many unit runs the schedule cuts (default: the clusters the GPU holds at once; more makes more split
     tiles, fewer makes longer runs: tests use both).  An alpha whose
@@ -314,7 +326,7 @@ class GroupedGemmClusterPlan(GroupedOperands):
 
     def __init__(self, shapes, layouts=None, *, device=None, cluster: int = DEFAULT_CLUSTER,
                  stages: int | None = None, a_bufs: int | None = None, decode_cost: float = DECODE_COST,
-                 clusters: int | None = None, head_check: bool = True,
+                 epilogue_cost: float = EPILOGUE_COST, clusters: int | None = None, head_check: bool = True,
                  head_wait: int = DEFAULT_HEAD_WAIT):
         probe = None
 
@@ -336,7 +348,7 @@ class GroupedGemmClusterPlan(GroupedOperands):
                                                  props.sm_count)
         runs = self.max_clusters if clusters is None else positive_int("clusters", clusters)
         self.geometry = g = cluster_geometry(shapes, runs, cluster=cluster, stages=stages,
-                                             a_bufs=a_bufs, decode_cost=decode_cost)
+                                             a_bufs=a_bufs, decode_cost=decode_cost, epilogue_cost=epilogue_cost)
         self.shared_mem = g.shared_mem
 
         from ..memory import DeviceAllocation
