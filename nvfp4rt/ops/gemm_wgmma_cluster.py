@@ -32,7 +32,7 @@ from .gemm_wgmma import (GemmFacts, K_MULTIPLE, MAX_CHAIN_UNITS, STAGE_K, TILE, 
                          launch_with_maps, operand_pointers, padded_scale_rows)
 
 __all__ = ["GemmClusterPlan", "GemmClusterGeometry", "cluster_geometry", "choose_ksplit", "supports", "shared_bytes",
-           "c_pitch", "kernel_constants", "ks_park_bytes", "ksplit_candidates", "ksplit_stages", "pick_ksplit",
+           "c_pitch", "kernel_constants", "ks_park_bytes", "ks_pitch", "ksplit_candidates", "ksplit_stages", "pick_ksplit",
            "prefer_ksplit", "CLUSTER_SIZES", "KSPLIT_SIZES", "WGMMA_DEPTHS"]
 
 _KERNEL_FILE = "gemm_nvfp4_wgmma_cluster.ptx"
@@ -84,10 +84,16 @@ def c_pitch(ksplit: int = 1) -> int:
     return 0 if ksplit > 1 else _C_PITCH
 
 
+def ks_pitch(consumer_wgs: int = DEFAULT_CONSUMER_WGS) -> int:
+    """Row pitch of the K split's parked fp32 partial (template constant KS_PITCH): 4 * (tile_n + 4) bytes, so the
+    32 lanes of every store hit 32 banks."""
+    return 4 * (tile_n(consumer_wgs) + 4)
+
+
 def ks_park_bytes(consumer_wgs: int = DEFAULT_CONSUMER_WGS) -> int:
-    """The K split's fp32 partial tile P (128 rows of KS_PITCH = 4 * (tile_n + 4) bytes), parked from the
-    ring base over the ring slots and the a16 buffers."""
-    return TILE * 4 * (tile_n(consumer_wgs) + 4)
+    """The K split's fp32 partial tile P (128 rows of KS_PITCH bytes), parked from the ring base over the ring
+    slots and the a16 buffers."""
+    return TILE * ks_pitch(consumer_wgs)
 
 
 def shared_bytes(num_stages: int, a_bufs: int, consumer_wgs: int = DEFAULT_CONSUMER_WGS, ksplit: int = 1) -> int:
@@ -319,7 +325,7 @@ def kernel_constants(cluster: int = DEFAULT_CLUSTER, a_bufs: int = _DEFAULT_A_BU
             "CONSUMER_WGS": int(consumer_wgs), "TILE_N": tn, "THREADS": 128 * (1 + consumer_wgs),
             "CONSUMERS": 128 * consumer_wgs, "STAGE_BYTES": stage_bytes(consumer_wgs), "SFB_OFF": tn * (STAGE_K // 2),
             "C_PITCH": c_pitch(ksplit), **head_constants(head_check, head_wait),
-            "KSPLIT": int(ksplit), "KS_PITCH": 4 * (tn + 4)}
+            "KSPLIT": int(ksplit), "KS_PITCH": ks_pitch(consumer_wgs)}
 
 
 def head_constants(head_check, head_wait) -> dict:
