@@ -421,6 +421,9 @@ def main(argv: list[str] | None = None) -> int:
             print(report.table())
             for w in report.warnings:
                 print(f"warning: {w.message}" + (f" (line {w.line})" if w.line else ""))
+            for line in report.log.splitlines():  # e.g. C7515: wgmma serialised (an info line, not a warning)
+                if "Potential Performance Loss" in line:
+                    print("performance: " + line.split(":", 1)[-1].strip())
             print()
         return status
     except (OSError, ValueError) as exc:

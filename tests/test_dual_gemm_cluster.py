@@ -68,17 +68,20 @@ def test_kernel_file_is_ascii_with_a_header():
 
 @pytest.mark.parametrize("cluster", [1, 2, 4])
 def test_partial_resolution_agrees_with_the_renderer(cluster):
-    """Resolving only WG_WAIT and rendering the rest gives the lines the full renderer gives with WG_WAIT=1."""
+    """Resolving only WG_WAIT (or KS_STREAM) and rendering the rest gives the lines the full renderer gives with
+    WG_WAIT=1 (KS_STREAM=0)."""
     gen = _generator()
     text = GEMM_KERNEL.read_text()
     region = text[text.index(gen._REGION_START):text.index(gen._REGION_END)]
-    consts = {"CLUSTER": cluster, "A_BUFS": 6, "WG_WAIT": 1, "STAGE_BYTES": 1, "SFB_OFF": 2}
+    consts = {"CLUSTER": cluster, "A_BUFS": 6, "WG_WAIT": 1, "STAGE_BYTES": 1, "SFB_OFF": 2, "KS_STREAM": 0}
 
     def lines(t):
         return [ln for ln in render(t, "sm_90a", consts).split("\n") if ln.strip()]
 
     assert lines(gen.resolve_conditionals(region, "WG_WAIT", 1)) == lines(region)
     assert lines(gen.resolve_conditionals(region, "WG_WAIT", 3)) != lines(region)  # the resolver does choose
+    assert lines(gen.resolve_conditionals(region, "KS_STREAM", 0)) == lines(region)
+    assert lines(gen.resolve_conditionals(region, "KS_STREAM", 1)) != lines(region)
 
 
 def test_main_loop_is_the_cluster_gemms_with_the_listed_substitutions():

@@ -154,6 +154,20 @@ def test_kernel_assembles_without_spills_or_wgmma_serialisation(cluster, a_bufs,
     assert "serializ" not in rep.log.lower()
 
 
+@pytest.mark.skipif(not _HAVE_PTXAS, reason="ptxas not found")
+@pytest.mark.parametrize("ksplit,ks_stream,head_check,head_wait", [(2, False, True, CL.DEFAULT_HEAD_WAIT),
+                                                                   (4, False, True, CL.DEFAULT_HEAD_WAIT),
+                                                                   (2, True, True, CL.DEFAULT_HEAD_WAIT),
+                                                                   (2, True, True, 0), (2, True, False, 0)])
+def test_k_split_builds_assemble_without_spills_or_wgmma_serialisation(ksplit, ks_stream, head_check, head_wait):
+    """The K split and the stream-K pairs (whose empty-share zeroing once sat inside a wgmma pipeline stage and
+    made ptxas serialise every wgmma: 73 instead of 60 us on 128x7168x16384)."""
+    rep = assemble(KERNEL, "sm_90a", CL.kernel_constants(1, 10, 1, 2, head_check, head_wait, ksplit, ks_stream))
+    fn = rep.functions["nvfp4_gemm_wgmma_cluster"]
+    assert not fn.spills and fn.stack_frame == 0 and fn.local_bytes == 0
+    assert "serializ" not in rep.log.lower()
+
+
 def test_kernel_file_is_ascii_with_a_header():
     raw = KERNEL.read_bytes()
     raw.decode("ascii")
@@ -573,3 +587,135 @@ def test_moved_buffers_and_padded_scales():
         plan.run(dev["a"], dev["b"], dev["sfa"], dev["sfb"], c)
         res = reference.check(c.numpy().transpose(1, 2, 0), reference.gemm_ref(d.a, d.b, d.sfa, d.sfb))
         assert res.ok, res.report()
+
+
+# ============================================================== stream-K over K-split pairs (ks_stream)
+
+def _pair_units(g):
+    """{(pair, rank): [units]} as the kernel walks them: pair q's run, the units with u % 2 == rank."""
+    out = {}
+    for q in range(g.clusters):
+        lo, hi = q * g.units_per_cluster, min((q + 1) * g.units_per_cluster, g.units)
+        for r in (0, 1):
+            out[(q, r)] = [u for u in range(lo, hi) if u % 2 == r]
+    return out
+
+
+@pytest.mark.parametrize("m,n,k,l,pairs,upc", [(128, 7168, 16384, 1, 66, None), (128, 4096, 7168, 1, 66, None),
+                                               (64, 7168, 4096, 1, 66, None), (200, 333, 2048, 2, 66, 3),
+                                               (17, 130, 1536, 1, 66, 1), (300, 520, 4096, 1, 5, None)])
+def test_pair_geometry_runs_every_unit_once_in_runs_of_at_most_a_tile(m, n, k, l, pairs, upc):
+    g = CL.cluster_geometry(m, n, k, l, pairs, cluster=1, ksplit=2, ks_stream=True, units_per_cluster=upc)
+    assert g.ks_stream and g.launch_cluster == 2 and g.grid == 2 * g.clusters
+    assert g.units_per_cluster <= min(g.k_stages, 2 * CL.MAX_CHAIN_UNITS)
+    if upc is None and -(-g.units // pairs) <= min(g.k_stages, 2 * CL.MAX_CHAIN_UNITS):
+        assert g.clusters <= pairs  # one wave (an explicit ks_stream past the cap takes more: slower, still right)
+    walked = _pair_units(g)
+    assert sorted(u for us in walked.values() for u in us) == list(range(g.units))
+    for (q, r), us in walked.items():
+        lo, hi = q * g.units_per_cluster, min((q + 1) * g.units_per_cluster, g.units)
+        tiles = {u // g.k_stages for u in range(lo, hi)}
+        assert len(tiles) <= 2  # a run has at most two segments: a tile's tail, then the next tile's head
+        # a tile the run holds whole is its only segment (its pair reduces it through DSMEM at the run's end)
+        whole = [t for t in tiles if lo <= t * g.k_stages and (t + 1) * g.k_stages <= hi]
+        assert not whole or len(tiles) == 1
+        assert len(us) <= CL.MAX_CHAIN_UNITS  # each CTA's fp32 chain
+    # two partial slots per CTA: one for its run's first tile, one for its last
+    assert g.workspace_bytes == 2 * g.grid * g.tile_n * 128 * 4 and g.counters == g.tiles
+    for t in range(g.tiles):
+        c = g.contributors(t)
+        assert c.start * g.units_per_cluster <= t * g.k_stages < (c.start + 1) * g.units_per_cluster  # the head
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    (dict(cluster=1, ksplit=4, ks_stream=True), "ksplit=2"), (dict(cluster=2, ksplit=2, ks_stream=True), "cluster=1"),
+    (dict(cluster=1, ksplit=2, ks_stream=True, units_per_cluster=9), "at most"),
+    (dict(cluster=1, ksplit=2, ks_stream=1), "True or False"),
+])
+def test_pair_geometry_refuses_what_the_kernel_cannot_run(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        CL.cluster_geometry(128, 256, 2048, 1, 66, **kwargs)
+    with pytest.raises(ValueError, match="ks_stream needs ksplit=2"):
+        CL.kernel_constants(1, ksplit=4, ks_stream=True)
+
+
+def test_pairs_replace_stream_k_only_where_one_wave_of_them_fits():
+    """128x4096x7168 (stream-K's shape among the benchmark ones): 896 units over 66 pairs, runs of 14 <= 28 stages;
+    256x7168x2048: runs of 14 > 8 stages would need 112 pairs, a second wave."""
+    assert CL.prefer_pairs(32 * 28, 28, 66)
+    assert not CL.prefer_pairs(112 * 8, 8, 66)
+    assert not CL.prefer_pairs(66 * 65, 256, 66)  # runs past 2 * MAX_CHAIN_UNITS
+    assert CL.choose_ksplit(128, 4096, 7168, 1, 132, max_active={4: 30, 2: 66}) == 1  # where the pairs are asked
+
+
+def _ks_stream_text(**kw):
+    consts = CL.kernel_constants(1, CL._KSPLIT_A_BUFS, 1, 2, ksplit=2, ks_stream=True, **kw)
+    return render(KERNEL.read_text(), "sm_90a", consts)
+
+
+def test_pair_head_and_hand_off_sum_in_the_same_order():
+    """The head pair's DSMEM sum and the hand-off's sum from the workspace both compute 0 + P(c_lo, 0) + P(c_lo, 1)
+    + P(c_lo + 1, 0) + P(c_lo + 1, 1) + ..., so the bits do not depend on which path a tile took."""
+    text = _ks_stream_text()
+    head = text[text.index("KS_LOOP:"):text.index("KSS_W_DONE:")]
+    adds = re.findall(r"add\.f32 %ra0, %ra0, (\S+);", head)
+    # 0 + P_0, + P_1, + pair c_lo + 1's rank 0 and rank 1, then the loop over further pairs: rank 0, rank 1
+    assert adds == ["0f00000000", "%qa0", "%va0", "%vc0", "%qa0", "%qa0"]
+    assert head.index("[%pw];") < head.index("ld.shared::cluster.v4.f32 {%ra0")  # the global loads go out first
+    off = text[text.index("KSS_RED_LOOP:"):text.index("bra.uni KSS_STORE;")]
+    loads = re.findall(r"ld\.global\.cg\.f32 %v0, \[%pw\+([^\]]+)\];\n    add\.f32 %acc0,", off)
+    assert loads == ["0", "0+2*128*128*4"]  # rank 0's slot, then rank 1's (two slots on)
+    assert text.index("mov.f32 %acc63, 0f00000000;\n    mov.u32 %cc, %c_lo;\nKSS_RED_LOOP:") > 0  # from 0
+
+
+def test_pair_empty_share_is_zeroed_after_the_wgmma_wait():
+    """A one-unit segment leaves one CTA of the pair without units: it adds a zero partial.  Its accumulators are
+    zeroed after the segment's wgmma.wait_group (zeroing them where a wgmma pipeline stage is open made ptxas
+    serialise every wgmma)."""
+    text = _ks_stream_text()
+    start = text.index("SEG_EPILOGUE:")
+    assert text.index("wgmma.wait_group.sync.aligned 0;", start) < text.index("mov.f32 %acc0, 0f00000000;", start)
+    loop = text[text.index("SEG_LOOP:"):text.index("SEG_EPILOGUE:")]
+    assert "mov.f32 %acc" not in loop
+
+
+@pytest.mark.gpu
+@requires_gpu
+@pytest.mark.parametrize("m,n,k,l,upc", [(128, 7168, 2048, 1, None), (127, 129, 1024, 1, 1), (200, 1000, 2048, 2, 3),
+                                         (64, 300, 1984, 3, None), (129, 8, 4096, 1, 5), (1, 1, 512, 1, None),
+                                         (256, 7, 960, 1, 2)])
+def test_pairs_match_float64_reference_whatever_path_each_tile_takes(m, n, k, l, upc):
+    """Both distributions (fresh data), NaN-poisoned c; on the same inputs the default head check, one look
+    (head_wait=0: a head hands off when a partial is missing) and no head check (every pair hands off) give the same
+    bits, and repeats do too."""
+    import nvfp4rt
+    from nvfp4rt import data, reference
+
+    for distribution in ("competition", "wide"):
+        d = data.gemm_data(m, n, k, l, seed=None, distribution=distribution)
+        ref = reference.gemm_ref(d.a, d.b, d.sfa, d.sfb)
+        dev = {x: nvfp4rt.from_numpy(np.ascontiguousarray(d.physical(x)).view(np.uint8)) for x in ("a", "b", "sfa", "sfb")}
+        outs = []
+        for kw in ({}, {"head_wait": 0}, {"head_check": False}):
+            plan = CL.GemmClusterPlan(m, n, k, l, ks_stream=True, units_per_cluster=upc, **kw)
+            assert plan.geometry.ks_stream and "ks_stream" in repr(plan)
+            for _ in range(2):
+                c = nvfp4rt.from_numpy(np.full((l, m, n), np.nan, np.float16))
+                plan.run(dev["a"], dev["b"], dev["sfa"], dev["sfb"], c)
+                outs.append(c.numpy())
+                res = reference.check(outs[-1].transpose(1, 2, 0), ref)
+                assert res.ok, (kw, distribution, res.report())
+        for o in outs[1:]:
+            assert np.array_equal(outs[0].view(np.uint16), o.view(np.uint16))
+
+
+@pytest.mark.gpu
+@requires_gpu
+def test_default_plan_takes_pairs_where_stream_k_was_kept():
+    from nvfp4rt import driver
+
+    if driver.Device(0).properties.sm_count < 128:
+        pytest.skip("the choice is stated for 132 SMs")
+    plan = CL.GemmClusterPlan(128, 4096, 7168, 1)
+    assert plan.geometry.ks_stream and plan.geometry.grid <= driver.Device(0).properties.sm_count
+    assert not CL.GemmClusterPlan(256, 7168, 2048, 1).geometry.ks_stream

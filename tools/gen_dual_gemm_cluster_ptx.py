@@ -4,7 +4,7 @@
     python3 tools/gen_dual_gemm_cluster_ptx.py --check    # exit 1 if the committed .ptx is stale
 
 The consumers' setup and k256 unit loop are not typed again: they are cut out of
-ptx/gemm_nvfp4_wgmma_cluster.ptx (its WG_WAIT=1 form) and changed by the
+ptx/gemm_nvfp4_wgmma_cluster.ptx (its WG_WAIT=1, KS_STREAM=0 form) and changed by the
 substitutions listed in ``MAIN_LOOP_SUBSTITUTIONS`` -- the wgmma grows from
 m64n128k16 to m64n256k16 (256 A rows per CTA tile, 128 accumulators), and an
 a16 buffer from 16 to 32 KB.  Everything else (producers, stream-K partials,
@@ -91,6 +91,7 @@ def gemm_main_loop(gemm_text: str | None = None) -> str:
     text = GEMM.read_text() if gemm_text is None else gemm_text
     region = text[text.index(_REGION_START):text.index(_REGION_END)]
     region = resolve_conditionals(region, "WG_WAIT", 1)
+    region = resolve_conditionals(region, "KS_STREAM", 0)  # the dual has no stream-K over K-split pairs
     for old, new, count in MAIN_LOOP_SUBSTITUTIONS:
         found = region.count(old)
         if found != count:

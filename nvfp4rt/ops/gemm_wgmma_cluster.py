@@ -33,7 +33,7 @@ from .gemm_wgmma import (GemmFacts, K_MULTIPLE, MAX_CHAIN_UNITS, STAGE_K, TILE, 
 
 __all__ = ["GemmClusterPlan", "GemmClusterGeometry", "cluster_geometry", "choose_ksplit", "supports", "shared_bytes",
            "c_pitch", "kernel_constants", "ks_park_bytes", "ks_pitch", "ksplit_candidates", "ksplit_stages", "pick_ksplit",
-           "prefer_ksplit", "CLUSTER_SIZES", "KSPLIT_SIZES", "WGMMA_DEPTHS"]
+           "prefer_ksplit", "prefer_pairs", "CLUSTER_SIZES", "KSPLIT_SIZES", "WGMMA_DEPTHS"]
 
 _KERNEL_FILE = "gemm_nvfp4_wgmma_cluster.ptx"
 _ENTRY = "nvfp4_gemm_wgmma_cluster"
@@ -121,6 +121,9 @@ class GemmClusterGeometry:
     a_bufs: int
     consumer_wgs: int = DEFAULT_CONSUMER_WGS
     ksplit: int = 1  # > 1: clusters of ksplit CTAs split each tile's k (cluster is then 1), no stream-K
+    #: stream-K over K-split pairs (ksplit 2): pair q runs units [q * upc, (q + 1) * upc) (upc <= k_stages), its
+    #: CTA r the odd or even ones (u % 2 == r); ``clusters`` counts pairs
+    ks_stream: bool = False
 
     @property
     def tile_n(self) -> int:
@@ -137,7 +140,7 @@ class GemmClusterGeometry:
 
     @property
     def grid(self) -> int:
-        return self.clusters * self.cluster
+        return self.clusters * (2 if self.ks_stream else self.cluster)
 
     @property
     def tiles(self) -> int:
@@ -146,11 +149,13 @@ class GemmClusterGeometry:
 
     @property
     def counters(self) -> int:
+        if self.ks_stream:
+            return self.tiles
         return 1 if self.ksplit > 1 else self.tiles * self.cluster  # the K split keeps no counters
 
     @property
     def workspace_bytes(self) -> int:
-        if self.ksplit > 1:
+        if self.ksplit > 1 and not self.ks_stream:
             return 16  # partials stay in shared memory
         return 2 * self.grid * self.tile_n * TILE * 4  # fp32 partial tiles: two slots per CTA
 
@@ -159,7 +164,8 @@ class GemmClusterGeometry:
         return shared_bytes(self.num_stages, self.a_bufs, self.consumer_wgs, self.ksplit)
 
     def contributors(self, tile: int) -> range:
-        """The clusters whose unit runs touch cluster tile ``tile``, in the reduction's order."""
+        """The clusters (pairs with ``ks_stream``) whose unit runs touch cluster tile ``tile``, in the reduction's
+        order."""
         first = tile * self.k_stages
         return range(first // self.units_per_cluster, (first + self.k_stages - 1) // self.units_per_cluster + 1)
 
@@ -167,12 +173,18 @@ class GemmClusterGeometry:
 def cluster_geometry(m: int, n: int, k: int, l: int, max_clusters: int, *, cluster: int = DEFAULT_CLUSTER,
                      stages: int | None = None, a_bufs: int | None = None,
                      units_per_cluster: int | None = None,
-                     consumer_wgs: int = DEFAULT_CONSUMER_WGS, ksplit: int = 1) -> GemmClusterGeometry:
+                     consumer_wgs: int = DEFAULT_CONSUMER_WGS, ksplit: int = 1,
+                     ks_stream: bool = False) -> GemmClusterGeometry:
     """The work split (pure).  ``max_clusters``: clusters the GPU runs at once (one wave).
 
     ``ksplit > 1``: every tile is one cluster of ``ksplit`` CTAs, CTA r running k stages
     ``[r * k_stages / ksplit, (r + 1) * k_stages / ksplit)`` (the grid may then take several waves); it
-    needs ``cluster=1`` and ``k_stages`` divisible by ``ksplit``, and ``units_per_cluster`` follows."""
+    needs ``cluster=1`` and ``k_stages`` divisible by ``ksplit``, and ``units_per_cluster`` follows.
+
+    ``ks_stream=True`` (with ``ksplit=2``): stream-K over K-split pairs.  ``max_clusters`` pairs (one wave) take
+    runs of ``units_per_cluster`` units (default: an even share, at most ``k_stages`` so that a run touches at
+    most two tiles and never holds a whole tile with more after it, and at most ``2 * MAX_CHAIN_UNITS`` so that
+    each CTA's chain stays within MAX_CHAIN_UNITS); CTA r of a pair runs the run's units with ``u % 2 == r``."""
     m, n, k, l, max_clusters = (positive_int(nm, v) for nm, v in
                                 (("m", m), ("n", n), ("k", k), ("l", l), ("max_clusters", max_clusters)))
     if k % K_MULTIPLE:
@@ -195,6 +207,19 @@ def cluster_geometry(m: int, n: int, k: int, l: int, max_clusters: int, *, clust
     units = l * m_tiles * n_tiles * k_stages
     if units * cluster >= 2**31:
         raise ValueError(f"problem too large: {units} units do not fit the kernel's 32-bit indices")
+    if flag("ks_stream", ks_stream):
+        if ksplit != 2 or cluster != 1:
+            raise ValueError(f"ks_stream needs ksplit=2 and cluster=1, got ksplit={ksplit}, cluster={cluster}")
+        cap = min(k_stages, 2 * MAX_CHAIN_UNITS)
+        if units_per_cluster is None:
+            upc = min(-(-units // max_clusters), cap)
+        else:
+            upc = positive_int("units_per_cluster", units_per_cluster)
+            if upc > cap:
+                raise ValueError(f"units_per_cluster must be at most min(k_stages, {2 * MAX_CHAIN_UNITS}) = {cap} "
+                                 f"with ks_stream, got {upc}")
+        return GemmClusterGeometry(m, n, k, l, cluster, m_tiles, n_tiles, k_stages, units, upc, -(-units // upc), s,
+                                   int(ab), int(consumer_wgs), 2, True)
     if ksplit > 1:
         if cluster != 1:
             raise ValueError(f"ksplit={ksplit} needs cluster=1 (the K-split CTAs load different k), got {cluster}")
@@ -253,6 +278,15 @@ def prefer_ksplit(streamk: GemmClusterGeometry, tiles: int, sm_count: int, sizes
     return best if kb // best <= streamk.units_per_cluster + STREAMK_UNITS_PER_EXTRA * extra else 1
 
 
+def prefer_pairs(units: int, k_stages: int, max_pairs: int) -> bool:
+    """Whether stream-K over K-split pairs replaces the stream-K schedule (pure; asked only where
+    :func:`prefer_ksplit` kept stream-K): when ``max_pairs`` pairs (cuOccupancyMaxActiveClusters for clusters of 2)
+    take all ``units`` in one wave with runs of at most ``min(k_stages, 2 * MAX_CHAIN_UNITS)`` units.  Measured on
+    the H100 (docs/gemm.md, "Stream-K over K-split pairs"): 27.8 against 28.9 us on 128x4096x7168; where the runs
+    would be longer than a tile the pairs need a second wave and lose (30.3 against 27.2 us on 256x7168x2048)."""
+    return -(-units // max(1, max_pairs)) <= min(k_stages, 2 * MAX_CHAIN_UNITS)
+
+
 def ksplit_candidates(k_stages: int, tiles: int, sm_count: int, sizes=KSPLIT_SIZES) -> list[int]:
     """The splits of ``sizes`` that divide ``k_stages`` (at most MAX_CHAIN_UNITS per CTA) and whose ``tiles *
     ksplit`` CTAs fit ``sm_count`` SMs: what :func:`prefer_ksplit` may take before occupancy is known."""
@@ -300,13 +334,14 @@ def supports(m, n, k, l, layout=None, alpha: float = 1.0) -> bool:
 
 def kernel_constants(cluster: int = DEFAULT_CLUSTER, a_bufs: int = _DEFAULT_A_BUFS, wgmma_depth: int = 1,
                      consumer_wgs: int = DEFAULT_CONSUMER_WGS, head_check: bool = True,
-                     head_wait: int = DEFAULT_HEAD_WAIT, ksplit: int = 1) -> dict:
+                     head_wait: int = DEFAULT_HEAD_WAIT, ksplit: int = 1, ks_stream: bool = False) -> dict:
     """The template constants of one kernel variant (see the PTX header).
 
     ``head_check=False`` builds the stream-K hand-off without the head's early look at the tile counter
     (every contributor writes its partial): the tests compare the two bit for bit.  ``head_wait``: how many
     SM clocks the head polls the counter for before it falls back to writing its partial (0: one look).
-    ``ksplit > 1`` builds the K-split epilogue instead (cluster must be 1)."""
+    ``ksplit > 1`` builds the K-split epilogue instead (cluster must be 1); with ``ks_stream`` (ksplit 2) the pairs run
+    stream-K runs and the head pair also adds the other pairs' partials (``head_check``/``head_wait`` as above)."""
     if isinstance(wgmma_depth, bool) or wgmma_depth not in WGMMA_DEPTHS:
         raise ValueError(f"wgmma_depth must be one of {WGMMA_DEPTHS}, got {wgmma_depth!r}")
     if wgmma_depth == 3 and a_bufs < 6:
@@ -320,12 +355,14 @@ def kernel_constants(cluster: int = DEFAULT_CLUSTER, a_bufs: int = _DEFAULT_A_BU
         raise ValueError(f"ksplit must be one of {KSPLIT_SIZES}, got {ksplit!r}")
     if ksplit > 1 and cluster != 1:
         raise ValueError(f"ksplit={ksplit} needs cluster=1, got {cluster}")
+    if flag("ks_stream", ks_stream) and ksplit != 2:
+        raise ValueError(f"ks_stream needs ksplit=2, got {ksplit}")
     tn = tile_n(consumer_wgs)
     return {"CLUSTER": int(cluster), "A_BUFS": int(a_bufs), "WG_WAIT": int(wgmma_depth),
             "CONSUMER_WGS": int(consumer_wgs), "TILE_N": tn, "THREADS": 128 * (1 + consumer_wgs),
             "CONSUMERS": 128 * consumer_wgs, "STAGE_BYTES": stage_bytes(consumer_wgs), "SFB_OFF": tn * (STAGE_K // 2),
             "C_PITCH": c_pitch(ksplit), **head_constants(head_check, head_wait),
-            "KSPLIT": int(ksplit), "KS_PITCH": ks_pitch(consumer_wgs)}
+            "KSPLIT": int(ksplit), "KS_PITCH": ks_pitch(consumer_wgs), "KS_STREAM": int(bool(ks_stream))}
 
 
 def head_constants(head_check, head_wait) -> dict:
@@ -368,7 +405,8 @@ class GemmClusterPlan(GemmFacts):
     threads).  ``ksplit``: 1 runs the stream-K schedule over clusters of ``cluster`` (default 2) CTAs that share
     A16 by multicast; 2, 4 or 8 makes each tile one cluster of that many CTAs splitting its k and reducing
     through distributed shared memory (``cluster`` must then be 1 or None); None picks with
-    :func:`choose_ksplit` when neither ``cluster`` nor ``units_per_cluster`` is given.  The plan owns the A16 buffer (``2 * l * m * k`` bytes), the workspace
+    :func:`choose_ksplit` when neither ``cluster`` nor ``units_per_cluster`` is given.  ``ks_stream=True`` runs
+    stream-K over K-split pairs (ksplit 2, one wave of pairs; see :func:`cluster_geometry`).  The plan owns the A16 buffer (``2 * l * m * k`` bytes), the workspace
     and the zeroed counters, so one plan must not run on two streams at once.
     """
 
@@ -378,19 +416,21 @@ class GemmClusterPlan(GemmFacts):
                  cluster: int | None = None, stages: int | None = None, a_bufs: int | None = None,
                  units_per_cluster: int | None = None, wgmma_depth: int = 1,
                  consumer_wgs: int = DEFAULT_CONSUMER_WGS, head_check: bool = True,
-                 head_wait: int = DEFAULT_HEAD_WAIT, ksplit: int | None = None):
+                 head_wait: int = DEFAULT_HEAD_WAIT, ksplit: int | None = None, ks_stream: bool | None = None):
         self.alpha = finite_float("alpha", alpha)
         if abs(self.alpha) * _ALPHA_SCALE > float(np.finfo(np.float32).max):
             raise ValueError(f"alpha: |alpha| * 2^28 must fit in fp32 (the kernel's operand scaling), got {alpha!r}")
         # validate the sizes and the variant before touching the GPU
-        auto_ksplit = ksplit is None and cluster is None and units_per_cluster is None
-        ks = 1 if ksplit is None else ksplit
+        auto_ksplit = ksplit is None and cluster is None and units_per_cluster is None and ks_stream is None
+        pairs = False if ks_stream is None else flag("ks_stream", ks_stream)
+        ks = (2 if pairs else 1) if ksplit is None else ksplit
         if cluster is None:
             cluster = 1 if (not isinstance(ks, bool) and ks in KSPLIT_SIZES[1:]) else DEFAULT_CLUSTER
         probe = cluster_geometry(m, n, k, l, 1, cluster=cluster, stages=stages, a_bufs=a_bufs,
-                                 units_per_cluster=units_per_cluster, consumer_wgs=consumer_wgs, ksplit=ks)
+                                 units_per_cluster=units_per_cluster, consumer_wgs=consumer_wgs, ksplit=ks,
+                                 ks_stream=pairs)
         self.constants = kernel_constants(cluster, probe.a_bufs, wgmma_depth, consumer_wgs, head_check, head_wait,
-                                          ks)
+                                          ks, pairs)
         self.layout, self.device = hopper_problem(m, n, k, l, layout, device, "cluster GEMM")
         props = self.device.properties
         if auto_ksplit:
@@ -402,7 +442,17 @@ class GemmClusterPlan(GemmFacts):
 
             ks = pick_ksplit(*_ksplit_problem(m, n, k, l, props.sm_count, consumer_wgs), props.sm_count,
                              KSPLIT_SIZES, kernel_for, probe.threads)
-            if ks > 1:
+            if ks == 1 and consumer_wgs == 2:  # stream-K: pairs instead, where one wave of them takes every unit
+                geo = cluster_geometry(m, n, k, l, 1, cluster=1, stages=stages, a_bufs=a_bufs, ksplit=2,
+                                       ks_stream=True)
+                cons = kernel_constants(1, geo.a_bufs, wgmma_depth, consumer_wgs, head_check, head_wait, 2, True)
+                kern = _kernel(self.device.ordinal, tuple(sorted(cons.items())))
+                kern.set_max_dynamic_shared(geo.shared_mem)
+                pairs = prefer_pairs(geo.units, geo.k_stages,
+                                     _max_active_clusters(kern, 2, geo.threads, geo.shared_mem, props.sm_count))
+                if pairs:
+                    ks, cluster, probe, self.constants = 2, 1, geo, cons
+            if ks > 1 and not pairs:
                 cluster = 1
                 probe = cluster_geometry(m, n, k, l, 1, cluster=1, stages=stages, a_bufs=a_bufs,
                                          consumer_wgs=consumer_wgs, ksplit=ks)
@@ -417,7 +467,7 @@ class GemmClusterPlan(GemmFacts):
                                                  props.sm_count)
         self.geometry = g = cluster_geometry(m, n, k, l, self.max_clusters, cluster=cluster, stages=stages,
                                              a_bufs=a_bufs, units_per_cluster=units_per_cluster,
-                                             consumer_wgs=consumer_wgs, ksplit=ks)
+                                             consumer_wgs=consumer_wgs, ksplit=ks, ks_stream=pairs)
         self.m, self.n, self.k, self.l = g.m, g.n, g.k, g.l
         self.shared_mem = g.shared_mem
 
@@ -501,4 +551,4 @@ class GemmClusterPlan(GemmFacts):
                 f"units/cluster={g.units_per_cluster} stages={g.num_stages} a_bufs={g.a_bufs}"
                 + (f" wgmma_depth={self.constants['WG_WAIT']}" if self.constants["WG_WAIT"] != 1 else "")
                 + (f" consumer_wgs={g.consumer_wgs}" if g.consumer_wgs != DEFAULT_CONSUMER_WGS else "")
-                + (f" ksplit={g.ksplit}" if g.ksplit > 1 else "") + ">")
+                + (f" ksplit={g.ksplit}" if g.ksplit > 1 else "") + (" ks_stream" if g.ks_stream else "") + ">")
