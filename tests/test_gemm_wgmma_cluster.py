@@ -640,9 +640,11 @@ def test_pair_geometry_refuses_what_the_kernel_cannot_run(kwargs, match):
 
 
 def test_pairs_replace_stream_k_only_where_one_wave_of_them_fits():
-    """128x4096x7168 (stream-K's shape among the benchmark ones): 896 units over 66 pairs, runs of 14 <= 28 stages;
-    256x7168x2048: runs of 14 > 8 stages would need 112 pairs, a second wave."""
+    """128x4096x7168 (stream-K's shape among the benchmark ones): 896 units over 66 pairs, runs of 14 <= 28 / 2
+    stages; 192x3072x16384: runs of 47 > 64 / 2 (measured slower); 256x7168x2048: runs of 14 > 8 stages would need
+    112 pairs, a second wave."""
     assert CL.prefer_pairs(32 * 28, 28, 66)
+    assert not CL.prefer_pairs(48 * 64, 64, 66)
     assert not CL.prefer_pairs(112 * 8, 8, 66)
     assert not CL.prefer_pairs(66 * 65, 256, 66)  # runs past 2 * MAX_CHAIN_UNITS
     assert CL.choose_ksplit(128, 4096, 7168, 1, 132, max_active={4: 30, 2: 66}) == 1  # where the pairs are asked
@@ -719,3 +721,4 @@ def test_default_plan_takes_pairs_where_stream_k_was_kept():
     plan = CL.GemmClusterPlan(128, 4096, 7168, 1)
     assert plan.geometry.ks_stream and plan.geometry.grid <= driver.Device(0).properties.sm_count
     assert not CL.GemmClusterPlan(256, 7168, 2048, 1).geometry.ks_stream
+    assert not CL.GemmClusterPlan(192, 3072, 16384, 1).geometry.ks_stream

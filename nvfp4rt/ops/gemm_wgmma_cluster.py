@@ -281,10 +281,11 @@ def prefer_ksplit(streamk: GemmClusterGeometry, tiles: int, sm_count: int, sizes
 def prefer_pairs(units: int, k_stages: int, max_pairs: int) -> bool:
     """Whether stream-K over K-split pairs replaces the stream-K schedule (pure; asked only where
     :func:`prefer_ksplit` kept stream-K): when ``max_pairs`` pairs (cuOccupancyMaxActiveClusters for clusters of 2)
-    take all ``units`` in one wave with runs of at most ``min(k_stages, 2 * MAX_CHAIN_UNITS)`` units.  Measured on
-    the H100 (docs/gemm.md, "Stream-K over K-split pairs"): 27.8 against 28.9 us on 128x4096x7168; where the runs
-    would be longer than a tile the pairs need a second wave and lose (30.3 against 27.2 us on 256x7168x2048)."""
-    return -(-units // max(1, max_pairs)) <= min(k_stages, 2 * MAX_CHAIN_UNITS)
+    take all ``units`` in one wave with runs of at most half a tile's ``k_stages`` (and at most 2 * MAX_CHAIN_UNITS).
+    Measured on the H100 (docs/gemm.md, "Stream-K over K-split pairs"): runs of half a tile beat stream-K on all five
+    shapes tried (28.3 against 30.1 us on 128x4096x7168); runs of 47 of 64 stages lose (60.7 against 54.1 us on
+    192x3072x16384: the heads wait for tails that end with them), and runs longer than a tile need a second wave."""
+    return -(-units // max(1, max_pairs)) <= min(k_stages // 2, 2 * MAX_CHAIN_UNITS)
 
 
 def ksplit_candidates(k_stages: int, tiles: int, sm_count: int, sizes=KSPLIT_SIZES) -> list[int]:
