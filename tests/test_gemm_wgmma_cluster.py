@@ -321,8 +321,8 @@ def test_ring_model_catches_a_release_to_the_own_cta_only_and_a_too_small_ring()
 
 # ============================================================== the K split (KSPLIT > 1)
 
-def _ksplit_text(ksplit=2, wgs=2):
-    consts = CL.kernel_constants(1, CL._KSPLIT_A_BUFS if wgs == 2 else 4, 1, wgs, ksplit=ksplit)  # the default builds
+def _ksplit_text(ksplit=2, wgs=2, **kw):
+    consts = CL.kernel_constants(1, CL._KSPLIT_A_BUFS if wgs == 2 else 4, 1, wgs, ksplit=ksplit, **kw)  # the defaults
     return render(KERNEL.read_text(), "sm_90a", consts), consts
 
 
@@ -650,15 +650,10 @@ def test_pairs_replace_stream_k_only_where_one_wave_of_them_fits():
     assert CL.choose_ksplit(128, 4096, 7168, 1, 132, max_active={4: 30, 2: 66}) == 1  # where the pairs are asked
 
 
-def _ks_stream_text(**kw):
-    consts = CL.kernel_constants(1, CL._KSPLIT_A_BUFS, 1, 2, ksplit=2, ks_stream=True, **kw)
-    return render(KERNEL.read_text(), "sm_90a", consts)
-
-
 def test_pair_head_and_hand_off_sum_in_the_same_order():
     """The head pair's DSMEM sum and the hand-off's sum from the workspace both compute 0 + P(c_lo, 0) + P(c_lo, 1)
     + P(c_lo + 1, 0) + P(c_lo + 1, 1) + ..., so the bits do not depend on which path a tile took."""
-    text = _ks_stream_text()
+    text, _ = _ksplit_text(ks_stream=True)
     head = text[text.index("KS_LOOP:"):text.index("KSS_W_DONE:")]
     adds = re.findall(r"add\.f32 %ra0, %ra0, (\S+);", head)
     # 0 + P_0, + P_1, + pair c_lo + 1's rank 0 and rank 1, then the loop over further pairs: rank 0, rank 1
@@ -674,7 +669,7 @@ def test_pair_empty_share_is_zeroed_after_the_wgmma_wait():
     """A one-unit segment leaves one CTA of the pair without units: it adds a zero partial.  Its accumulators are
     zeroed after the segment's wgmma.wait_group (zeroing them where a wgmma pipeline stage is open made ptxas
     serialise every wgmma)."""
-    text = _ks_stream_text()
+    text, _ = _ksplit_text(ks_stream=True)
     start = text.index("SEG_EPILOGUE:")
     assert text.index("wgmma.wait_group.sync.aligned 0;", start) < text.index("mov.f32 %acc0, 0f00000000;", start)
     loop = text[text.index("SEG_LOOP:"):text.index("SEG_EPILOGUE:")]

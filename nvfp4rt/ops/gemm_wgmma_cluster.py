@@ -435,19 +435,22 @@ class GemmClusterPlan(GemmFacts):
         self.layout, self.device = hopper_problem(m, n, k, l, layout, device, "cluster GEMM")
         props = self.device.properties
         if auto_ksplit:
-            def kernel_for(cand):
+            def variant(cand, on_pairs=False):
+                """(geometry probe, constants, kernel) of the K split ``cand`` (or of the pairs)."""
                 geo = cluster_geometry(m, n, k, l, 1, cluster=1, stages=stages, a_bufs=a_bufs,
-                                       consumer_wgs=consumer_wgs, ksplit=cand)
-                cons = kernel_constants(1, geo.a_bufs, wgmma_depth, consumer_wgs, head_check, head_wait, cand)
-                return _kernel(self.device.ordinal, tuple(sorted(cons.items()))), geo.shared_mem
+                                       consumer_wgs=consumer_wgs, ksplit=cand, ks_stream=on_pairs)
+                cons = kernel_constants(1, geo.a_bufs, wgmma_depth, consumer_wgs, head_check, head_wait, cand,
+                                        on_pairs)
+                return geo, cons, _kernel(self.device.ordinal, tuple(sorted(cons.items())))
+
+            def kernel_for(cand):
+                geo, _, kern = variant(cand)
+                return kern, geo.shared_mem
 
             ks = pick_ksplit(*_ksplit_problem(m, n, k, l, props.sm_count, consumer_wgs), props.sm_count,
                              KSPLIT_SIZES, kernel_for, probe.threads)
             if ks == 1 and consumer_wgs == 2:  # stream-K: pairs instead, where one wave of them takes every unit
-                geo = cluster_geometry(m, n, k, l, 1, cluster=1, stages=stages, a_bufs=a_bufs, ksplit=2,
-                                       ks_stream=True)
-                cons = kernel_constants(1, geo.a_bufs, wgmma_depth, consumer_wgs, head_check, head_wait, 2, True)
-                kern = _kernel(self.device.ordinal, tuple(sorted(cons.items())))
+                geo, cons, kern = variant(2, True)
                 kern.set_max_dynamic_shared(geo.shared_mem)
                 pairs = prefer_pairs(geo.units, geo.k_stages,
                                      _max_active_clusters(kern, 2, geo.threads, geo.shared_mem, props.sm_count))
