@@ -197,6 +197,23 @@ def test_competition_cases_fill_an_h100():
         assert geo.shared_mem <= 232448
 
 
+def test_whole_tiles_where_one_wave_holds_them_within_the_slack():
+    """Competition case 3 (120 tiles of 16 units on 132 SMs): every CTA one whole tile, no stream-K exchange,
+    where the even share (15 units) would split nearly every tile."""
+    geo = GG.grouped_geometry(COMPETITION[2], 132)
+    assert (geo.units_per_cta, geo.grid, geo.split_tiles) == (16, 120, 0)
+    # 100 tiles: even share 13, whole tiles 16 <= 13 + WHOLE_TILE_SLACK
+    assert GG.grouped_geometry([(128, 6400, 4096)] * 2, 132).units_per_cta == 16
+    # 96 tiles: even share 12, 16 > 12 + 3: the even share and its splits
+    geo = GG.grouped_geometry([(128, 4096, 4096)] * 3, 132)
+    assert geo.units_per_cta == 12 and geo.split_tiles > 0
+    # more tiles than SMs, or groups of different k: the even share
+    assert GG.grouped_geometry([(128, 4096 * 9, 4096)], 132).units_per_cta == -(-288 * 16 // 132)
+    assert GG.grouped_geometry([(128, 3072, 4096), (128, 3072, 3584)], 132).units_per_cta == -(-(24 * 16 + 24 * 14) // 132)
+    # an explicit units_per_cta is kept
+    assert GG.grouped_geometry(COMPETITION[2], 132, units_per_cta=15).units_per_cta == 15
+
+
 def test_geometry_offsets_are_prefix_sums():
     geo = GG.grouped_geometry(COMPETITION[0], 132)
     u = t = 0

@@ -38,7 +38,8 @@ from ._args import positive_int
 __all__ = ["grouped_gemm", "grouped_gemm_raw", "plan_grouped_gemm", "GroupedGemmPlan", "GroupedGeometry",
            "grouped_geometry", "build_table", "tile_contributors", "workspace_slot", "find_group", "TILE",
            "STAGE_K", "K_MULTIPLE", "TABLE_ENTRY_BYTES", "TMAPS_PER_GROUP_BYTES", "WGMMA_DEPTHS", "kernel_constants",
-           "operands_normal", "shared_bytes", "GroupedOperands", "VARIANTS", "variant_for", "CLUSTER_MIN_UNITS"]
+           "operands_normal", "shared_bytes", "whole_tile_units", "WHOLE_TILE_SLACK", "GroupedOperands", "VARIANTS",
+           "variant_for", "CLUSTER_MIN_UNITS"]
 
 _KERNEL_FILE = "grouped_gemm_nvfp4_wgmma.ptx"
 _ENTRY = "nvfp4_grouped_gemm_wgmma"
@@ -49,6 +50,12 @@ STAGE_K = 256
 #: longer runs go through the stream-K reduction (fp32, fixed order).  A 16384-long chain missed the
 #: 1e-3 tolerance on "wide" data on a few elements in a million (H200, docs/gemm.md).
 MAX_CHAIN_STAGES = 32
+#: A tile split between CTAs costs its contributors a partial write, a wait and a fixed-order reduction.  So when
+#: every tile fits one wave, whole tiles are taken unless they run more than this many units past the even share.
+#: Measured on the H100 (docs/grouped_gemm.md, whole tiles against the even share, us): competition case 3, 16
+#: against 15 units, 43.2 / 50.8; 100 tiles, 16 / 13, 43.9 / 46.4; 96 tiles, 16 / 12, 44.4 / 44.0; 88 tiles,
+#: 16 / 11, 43.4 / 42.1; 120 tiles, 28 / 26, 69.7 / 74.2.
+WHOLE_TILE_SLACK = 3
 K_MULTIPLE = 64
 TABLE_ENTRY_BYTES = 64
 TMAPS_PER_GROUP_BYTES = 512
@@ -167,12 +174,25 @@ def grouped_geometry(shapes, sm_count: int, *, stages: int | None = None,
         upc = -(-unit // sm_count)
         if max(g.k_stages for g in groups) > MAX_CHAIN_STAGES:  # a CTA's run inside one tile is <= upc stages
             upc = min(upc, MAX_CHAIN_STAGES)
+        upc = whole_tile_units(groups, tile, sm_count, upc)
     else:
         upc = positive_int("units_per_cta", units_per_cta)
     s = _DEFAULT_STAGES if stages is None else positive_int("stages", stages)
     if not MIN_STAGES <= s <= MAX_STAGES:
         raise ValueError(f"stages must be in {MIN_STAGES}..{MAX_STAGES}, got {s}")
     return GroupedGeometry(tuple(groups), unit, tile, upc, -(-unit // upc), s)
+
+
+def whole_tile_units(groups, tiles: int, sm_count: int, upc: int) -> int:
+    """Units per CTA: ``k_stages`` (one whole tile per CTA, no stream-K exchange) where every group has the same
+    ``k_stages``, the tiles fit one wave and the longer runs cost at most WHOLE_TILE_SLACK units; else ``upc``."""
+    stages = {g.k_stages for g in groups}
+    if len(stages) != 1:
+        return upc
+    k_stages = stages.pop()
+    if tiles <= sm_count and upc < k_stages <= min(upc + WHOLE_TILE_SLACK, MAX_CHAIN_STAGES):
+        return k_stages
+    return upc
 
 
 def tile_contributors(geo: GroupedGeometry, tile: int) -> range:
