@@ -682,6 +682,51 @@ NEXT_SEG:
     return "\n".join(L)
 
 
+#: The B producer's ring step, shared with the grouped generator: wait for the slot's release, expect its bytes on
+#: full[slot], its address (then the caller's TMA loads), and the advance to the next slot and unit.
+B_SLOT_ACQUIRE = f"""\
+    // wait until the consumers released this slot (parity ^ 1: the first lap does not wait)
+    shl.b32 %tmp, %slot, 3;
+    add.u32 %bar, %sm_empty, %tmp;
+    xor.b32 %par, %phase, 1;
+B_WAIT_EMPTY:
+    mbarrier.try_wait.parity.shared::cta.b64 %p_ready, [%bar], %par;
+    @!%p_ready bra B_WAIT_EMPTY;
+    add.u32 %bar, %sm_full, %tmp;
+    mbarrier.arrive.expect_tx.shared::cta.b64 %mbstate, [%bar], {STAGE_BYTES};
+    mul.lo.u32 %slot_addr, %slot, {STAGE_BYTES};
+    add.u32 %slot_addr, %slot_addr, %sm;
+"""
+B_SLOT_ADVANCE = """\
+    add.u32 %slot, %slot, 1;
+    setp.eq.u32 %p_wrap, %slot, %S;
+    @%p_wrap mov.u32 %slot, 0;
+    @%p_wrap xor.b32 %phase, %phase, 1;
+    add.u32 %u, %u, 1;
+    bra.uni B_LOOP;
+"""
+
+
+def a16_buffer_acquire(expect_bytes) -> str:
+    """The A16 producer's sub-step head (label A_SUBSTEP): wait for buffer ab's cluster-wide release, expect
+    ``expect_bytes`` (a number or a register) on afull[ab] and point %addr at this rank's slice of it."""
+    return f"""\
+A_SUBSTEP:
+    // wait until every consumer warp of the cluster released buffer ab (parity ^ 1: the first lap does not wait)
+    shl.b32 %tmp, %ab, 3;
+    add.u32 %bar, %sm_aempty, %tmp;
+    xor.b32 %par, %aph, 1;
+A_WAIT_EMPTY:
+    mbarrier.try_wait.parity.shared::cta.b64 %p_ready, [%bar], %par;
+    @!%p_ready bra A_WAIT_EMPTY;
+    add.u32 %bar, %sm_afull, %tmp;
+    mbarrier.arrive.expect_tx.shared::cta.b64 %mbstate, [%bar], {expect_bytes};  // all ranks' slices land here
+    mul.lo.u32 %a16, %ab, {A16_BUF};
+    add.u32 %a16, %a16, %sm_a16;
+    mad.lo.u32 %addr, %arow, 128, %a16;       // the slice's rows (1024-byte aligned: the swizzle atom holds)
+"""
+
+
 #: the A16 producer's ring advance per k64 sub-step and unit, and the kernel's exit (the grouped
 #: generator ends its producers with it too)
 A_RING_ADVANCE_AND_EXIT = f"""\
@@ -747,18 +792,7 @@ B_LOOP:
     shl.b32 %n0, %n0, 6;
     shl.b32 %x, %kb, 7;                       // k byte coordinate of b1, b2: 128 bytes per stage
     shl.b32 %y, %kb, 4;                       // of sfb1, sfb2: 16 bytes per stage
-    // wait until the consumers released this slot (parity ^ 1: the first lap does not wait)
-    shl.b32 %tmp, %slot, 3;
-    add.u32 %bar, %sm_empty, %tmp;
-    xor.b32 %par, %phase, 1;
-B_WAIT_EMPTY:
-    mbarrier.try_wait.parity.shared::cta.b64 %p_ready, [%bar], %par;
-    @!%p_ready bra B_WAIT_EMPTY;
-    add.u32 %bar, %sm_full, %tmp;
-    mbarrier.arrive.expect_tx.shared::cta.b64 %mbstate, [%bar], {STAGE_BYTES};
-    mul.lo.u32 %slot_addr, %slot, {STAGE_BYTES};
-    add.u32 %slot_addr, %slot_addr, %sm;
-    cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+{B_SLOT_ACQUIRE}    cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
         [%slot_addr], [%tm_b, {{%x, %n0, %batch}}], [%bar];
     add.u32 %addr, %slot_addr, {B2_OFF};
     cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
@@ -769,13 +803,7 @@ B_WAIT_EMPTY:
     add.u32 %addr, %slot_addr, {SFB2_OFF};
     cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
         [%addr], [%tm_sfb2, {{%y, %n0, %batch}}], [%bar];
-    add.u32 %slot, %slot, 1;
-    setp.eq.u32 %p_wrap, %slot, %S;
-    @%p_wrap mov.u32 %slot, 0;
-    @%p_wrap xor.b32 %phase, %phase, 1;
-    add.u32 %u, %u, 1;
-    bra.uni B_LOOP;
-
+{B_SLOT_ADVANCE}
     // ---------------------------------------------------------------- A16 producer (thread 32): this rank's slice, to every CTA
 A_PRODUCER:
     mov.u64 %tm_a16, tmap_a16;
@@ -800,20 +828,7 @@ A_LOOP:
     add.u32 %m0, %m0, %arow;                  // A16 row of the slice
     shl.b32 %kel, %kb, 8;                     // k element of sub-step 0: 256 per stage
     mov.u32 %j, 0;
-A_SUBSTEP:
-    // wait until every consumer warp of the cluster released buffer ab (parity ^ 1: the first lap does not wait)
-    shl.b32 %tmp, %ab, 3;
-    add.u32 %bar, %sm_aempty, %tmp;
-    xor.b32 %par, %aph, 1;
-A_WAIT_EMPTY:
-    mbarrier.try_wait.parity.shared::cta.b64 %p_ready, [%bar], %par;
-    @!%p_ready bra A_WAIT_EMPTY;
-    add.u32 %bar, %sm_afull, %tmp;
-    mbarrier.arrive.expect_tx.shared::cta.b64 %mbstate, [%bar], {A16_BUF};  // all ranks' slices land here
-    mul.lo.u32 %a16, %ab, {A16_BUF};
-    add.u32 %a16, %a16, %sm_a16;
-    mad.lo.u32 %addr, %arow, 128, %a16;       // the slice's rows (1024-byte aligned: the swizzle atom holds)
-// {{{{if CLUSTER == 1}}}}
+{a16_buffer_acquire(A16_BUF)}// {{{{if CLUSTER == 1}}}}
     cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
         [%addr], [%tm_a16, {{%kel, %m0, %batch}}], [%bar];
 // {{{{else}}}}

@@ -573,29 +573,12 @@ B_MAPS_READY:
     shl.b32 %n0, %n0, 7;
     shl.b32 %x, %kb, 7;                       // k byte coordinate of b: 128 bytes per stage
     shl.b32 %y, %kb, 4;                       // of sfb: 16 bytes per stage
-    // wait until the consumers released this slot (parity ^ 1: the first lap does not wait)
-    shl.b32 %tmp, %slot, 3;
-    add.u32 %bar, %sm_empty, %tmp;
-    xor.b32 %par, %phase, 1;
-B_WAIT_EMPTY:
-    mbarrier.try_wait.parity.shared::cta.b64 %p_ready, [%bar], %par;
-    @!%p_ready bra B_WAIT_EMPTY;
-    add.u32 %bar, %sm_full, %tmp;
-    mbarrier.arrive.expect_tx.shared::cta.b64 %mbstate, [%bar], {STAGE_BYTES};
-    mul.lo.u32 %slot_addr, %slot, {STAGE_BYTES};
-    add.u32 %slot_addr, %slot_addr, %sm;
-    cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+{dual.B_SLOT_ACQUIRE}    cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
         [%slot_addr], [%tm_b, {{%x, %n0}}], [%bar];
     add.u32 %addr, %slot_addr, {SFB_OFF};
     cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
         [%addr], [%tm_sfb, {{%y, %n0}}], [%bar];
-    add.u32 %slot, %slot, 1;
-    setp.eq.u32 %p_wrap, %slot, %S;
-    @%p_wrap mov.u32 %slot, 0;
-    @%p_wrap xor.b32 %phase, %phase, 1;
-    add.u32 %u, %u, 1;
-    bra.uni B_LOOP;
-
+{dual.B_SLOT_ADVANCE}
     // ---------------------------------------------------------------- A16 producer (thread 32): this rank's slice, to every CTA
 A_PRODUCER:
     mov.u32 %ab, 0;
@@ -622,20 +605,7 @@ A_MAPS_READY:
     add.u32 %m0, %m0, %arow;                  // A16 row of this rank's slice of the first half
     shl.b32 %kel, %kb, 8;                     // k element of sub-step 0: 256 per stage
     mov.u32 %j, 0;
-A_SUBSTEP:
-    // wait until every consumer warp of the cluster released buffer ab (parity ^ 1: the first lap does not wait)
-    shl.b32 %tmp, %ab, 3;
-    add.u32 %bar, %sm_aempty, %tmp;
-    xor.b32 %par, %aph, 1;
-A_WAIT_EMPTY:
-    mbarrier.try_wait.parity.shared::cta.b64 %p_ready, [%bar], %par;
-    @!%p_ready bra A_WAIT_EMPTY;
-    add.u32 %bar, %sm_afull, %tmp;
-    mbarrier.arrive.expect_tx.shared::cta.b64 %mbstate, [%bar], %x;  // all ranks' slices land here
-    mul.lo.u32 %a16, %ab, {A16_BUF};
-    add.u32 %a16, %a16, %sm_a16;
-    mad.lo.u32 %addr, %arow, 128, %a16;       // the slice's rows (1024-byte aligned: the swizzle atom holds)
-    cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster
+{dual.a16_buffer_acquire("%x")}    cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster
         [%addr], [%tm_a16, {{%kel, %m0}}], [%bar], %mask;
     @!%p_two bra A_HALF_DONE;
     add.u32 %addr, %addr, {HALF_M * 128};              // rows {HALF_M}.. of the buffer
