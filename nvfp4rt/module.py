@@ -370,6 +370,18 @@ class Kernel:
             driver.call("cuFuncSetAttribute", self.function,
                         driver.raw.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, nbytes)
 
+    def set_shared_carveout(self, percent: int) -> None:
+        """Prefer a shared-memory carveout of ``percent`` (0..100) of the SM's unified L1/shared storage for this
+        kernel (``cuFuncSetAttribute`` PREFERRED_SHARED_MEMORY_CARVEOUT; -1: the driver's default).  An SM changes
+        its carveout only when it is idle, so a kernel meant to share SMs with one that needs most of the shared
+        memory (a PDL prologue beside a GEMM) should ask for the same carveout."""
+        if isinstance(percent, bool) or not isinstance(percent, int):
+            raise TypeError(f"percent must be an int, got {type(percent).__name__}")
+        if not (percent == -1 or 0 <= percent <= 100):
+            raise ValueError(f"percent must be -1 or in 0..100, got {percent}")
+        driver.call("cuFuncSetAttribute", self.function,
+                    driver.raw.CUfunction_attribute.CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, percent)
+
     def __call__(self, *args, grid, block, cluster=None, shared_mem=0, stream=None, non_portable_cluster=False,
                  programmatic=False):
         """Launch with ``args`` in ``.param`` order (see :func:`nvfp4rt.launch.launch`;

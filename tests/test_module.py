@@ -145,6 +145,18 @@ def test_set_max_dynamic_shared_checks_its_argument():
         k.set_max_dynamic_shared(-1)
 
 
+
+def test_set_shared_carveout_checks_its_argument_before_the_driver():
+    k = _fake_kernel()  # its function handle is a string: any driver call would fail differently
+    with pytest.raises(TypeError, match="int"):
+        k.set_shared_carveout(50.0)
+    with pytest.raises(TypeError, match="int"):
+        k.set_shared_carveout(True)
+    for bad in (-2, 101):
+        with pytest.raises(ValueError, match="-1 or in 0..100"):
+            k.set_shared_carveout(bad)
+
+
 # ---------------------------------------------------------------------- GPU
 
 def _run_add_one(kernel, values: np.ndarray) -> np.ndarray:
@@ -204,6 +216,20 @@ def test_load_from_path_uses_the_cache_and_reports_attributes(tmp_path):
     assert k.attributes().max_dynamic_shared_bytes == optin
     with pytest.raises(ValueError, match="exceed"):
         k.set_max_dynamic_shared(optin + 1)
+
+
+@pytest.mark.gpu
+@requires_gpu
+def test_shared_carveout_reaches_the_function(tmp_path):
+    k = load(ADD_ONE, cache=CubinCache(tmp_path)).kernel("add_one")
+    attr = driver.raw.CUfunction_attribute.CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT
+    k.set_shared_carveout(25)
+    assert driver.call("cuFuncGetAttribute", attr, k.function) == 25
+    k.set_shared_carveout(100)
+    assert driver.call("cuFuncGetAttribute", attr, k.function) == 100
+    k.set_shared_carveout(-1)
+    assert driver.call("cuFuncGetAttribute", attr, k.function) == -1
+    np.testing.assert_array_equal(_run_add_one(k, np.arange(300, dtype=np.float32)), np.arange(300) + 1)
 
 
 @pytest.mark.gpu
