@@ -379,7 +379,7 @@ def test_ksplit_partial_tile_mapping_is_one_to_one_and_conflict_free():
     for wgs in CL.CONSUMER_WGS_CHOICES:
         text, consts = _ksplit_text(2, wgs)
         pitch, tn = consts["KS_PITCH"], consts["TILE_N"]
-        block = text[text.index("KSPLIT_REDUCE:"):text.index("barrier.cluster.arrive.release;", text.index("KSPLIT_REDUCE:"))]
+        block = text[text.index("KSPLIT_REDUCE:"):text.index("PRODUCERS:")]
         stores = re.findall(r"st\.shared\.f32 \[%addr\+(\d+)\*(\d+)\+(\d+)\], %acc(\d+);", block)
         assert len(stores) == 64 and sorted(int(e) for *_, e in stores) == list(range(64))
         assert all(int(p) == pitch for _, p, _, _ in stores)
@@ -407,23 +407,92 @@ def test_ksplit_partial_tile_mapping_is_one_to_one_and_conflict_free():
 
 
 @pytest.mark.parametrize("ks", CL.KSPLIT_SIZES[1:])
-def test_ksplit_reduction_meets_the_cluster_then_adds_every_rank_in_order(ks):
+def test_ksplit_exchange_pushes_each_peers_rows_then_adds_every_rank_in_order(ks):
+    """The K split's exchange, read from the rendered text in program order: phase 1 of the cluster barrier is
+    waited for before any remote access; each CTA frees its drained rings to every peer (FREE), expects the
+    peers' bytes (RECV), parks P, makes it visible to the async proxy, waits until every peer is free, bulk-copies
+    each peer's rows of P into that peer's slot, waits for its own rows, acknowledges them (DONE), then sums the
+    ranks in order from local shared memory and keeps the CTA alive until every peer has its rows."""
     text, consts = _ksplit_text(ks)
+    pitch = consts["KS_PITCH"]
+    slot_bytes = 128 // ks * pitch
     block = text[text.index("KSPLIT_REDUCE:"):text.index("PRODUCERS:")]
     code = [ln.split("//")[0].strip() for ln in _code(block) if ln.split("//")[0].strip()]
-    arrive = code.index("barrier.cluster.arrive.release;")
-    assert code[arrive + 1] == "barrier.cluster.wait.acquire;"
-    assert max(i for i, ln in enumerate(code) if ln.startswith("st.shared.f32")) < arrive  # writes, then meet
-    assert min(i for i, ln in enumerate(code) if "ld.shared::cluster" in ln) > arrive  # then read the peers
-    assert [int(x) for x in re.findall(r"mapa\.shared::cluster\.u32 %pr(\d), %sm, \1;", block)] == list(range(ks))
-    # the loads, rank by rank (rows i and i + 8), and one add per value and rank after rank 0: P_0 + P_1 + ...
+
+    def first(pred):
+        return min(i for i, ln in enumerate(code) if pred(ln))
+
+    def last(pred):
+        return max(i for i, ln in enumerate(code) if pred(ln))
+
+    wait1 = code.index("barrier.cluster.wait.acquire;")
+    assert "barrier.cluster.arrive.release;" not in code  # no meeting: phase 1 was arrived at INIT_DONE
+    free = [ln for ln in code if re.fullmatch(r"@%p_peer mbarrier\.arrive\.shared::cluster\.b64 _, \[%addr\];", ln)]
+    assert len(free) == 2 * ks  # FREE and DONE, one each per possible peer (the own rank predicated off)
+    assert wait1 < first(lambda ln: ln.startswith("mapa."))
+    expect = first(lambda ln: ln.startswith("mbarrier.arrive.expect_tx"))
+    assert code[expect] == f"mbarrier.arrive.expect_tx.shared::cta.b64 %mbstate, [%sm_ks+8], ({ks}-1)*128/{ks}*{pitch};"
+    park_end = last(lambda ln: ln.startswith("st.shared.f32"))
+    assert expect < first(lambda ln: ln.startswith("st.shared.f32"))
+    assert code[park_end + 1] == "fence.proxy.async.shared::cta;" and code[park_end + 2] == "bar.sync 1, 256;"
+    copies = [i for i, ln in enumerate(code) if ln.startswith("@%p_peer cp.async.bulk.shared::cluster.shared::cta")]
+    assert len(copies) == ks and all(f", 128/{ks}*{pitch}, [%rbar];" in code[i] for i in copies)
+    assert first(lambda ln: "[%sm_ks], 0;" in ln) < copies[0]  # FREE waited for first
+    recv = first(lambda ln: ln.startswith("mbarrier.try_wait") and "[%bar], 0;" in ln)
+    assert copies[-1] < recv < first(lambda ln: ln.startswith("ld.shared.v4.f32"))
+    assert "ld.shared::cluster" not in block.split("KSP_ACKED:")[1]  # every partial is read locally
+    # the slots: sender s writes slot s - (s > r) of receiver r (the sender's sub), and receiver r reads sender s
+    # there (its selp): a bijection of the ks - 1 senders onto slots 0 .. ks-2 for every receiver
+    for p in range(ks):
+        assert f"selp.u32 %tmp, {p}, {max(p - 1, 0)}, %p_hi;" in code and f"selp.b32 %pr{p}, %sm, %pr{p}, %p_peer;" in code
+        assert f"add.u32 %tmp2, %sm, {p}*128/{ks}*{pitch};" in code  # the rows of P that peer p stores
+    assert code.count("sub.u32 %tmp, %krank, %tmp;") == ks
+    for r in range(ks):
+        assert sorted(s_ - (s_ > r) for s_ in range(ks) if s_ != r) == list(range(ks - 1))
+    assert "add.u32 %sm_recv, %sm, 128*" + str(pitch) + ";" in text  # the slots start after the whole of P
+    # the sum, rank by rank (rows i and i + 8): P_0 + P_1 + ..., the bits of the pull it replaced
     ranks = re.findall(r"add\.u32 %addr, %pr(\d), %x;", block)
     assert [int(r) for r in ranks] == list(range(ks))
+    assert "0f00000000" not in block  # (the pairs' build starts from 0 + P_0; the K split from P_0)
     assert len(re.findall(r"add\.f32 %r[ab]\d, %r[ab]\d, %q[ab]\d;", block)) == 8 * (ks - 1)
     assert f"mul.lo.u32 %rowbase, %krank, 128/{ks};" in block
-    assert code[-1] == "bra.uni EXIT;"  # EXIT's cluster barrier keeps P alive until every peer has read it
+    # thread 0 waits for DONE (every peer has read its rows out of this CTA's P) before the CTA may exit
+    done = first(lambda ln: "KSP_WAIT_DONE:" in ln)
+    assert code[done + 1] == "mbarrier.try_wait.parity.shared::cta.b64 %p_ready, [%bar], 0;" and code[done - 1] == "add.u32 %bar, %sm_ks, 16;"
+    assert code[-1] == "ret;" and "bra.uni EXIT;" not in code[done:]
     # each CTA reduces 128/ks rows in passes of 16 (two chunks 8 rows apart per thread): 8/ks passes cover them
     assert f"setp.lt.u32 %p_more, %i, 128/{ks}*128/4;" in block and "add.u32 %i, %i, 2*256;" in block
+    # EXIT: the producers complete phase 1 only
+    exit_code = [ln.split("//")[0].strip() for ln in _code(text[text.index("\nEXIT:") + 1:]) if ln.split("//")[0].strip()]
+    assert exit_code[1:3] == ["barrier.cluster.wait.acquire;", "ret;"]
+
+
+def test_ksplit_barriers_are_initialised_before_phase_one_and_fit_the_shared_memory():
+    text, consts = _ksplit_text(2)
+    code = [ln.split("//")[0].strip() for ln in _code(text) if ln.split("//")[0].strip()]
+    fence = code.index("fence.mbarrier_init.release.cluster;")
+    assert code[fence - 3:fence] == ["mbarrier.init.shared::cta.b64 [%sm_ks], 2-1;",
+                                     "mbarrier.init.shared::cta.b64 [%sm_ks+8], 1;",
+                                     "mbarrier.init.shared::cta.b64 [%sm_ks+16], 2-1;"]
+    assert code[fence + 1:fence + 4] == ["INIT_DONE:", "barrier.cluster.arrive.release;", "bar.sync 0;"]
+    assert "add.u32 %sm_ks, %sm_flag, 16;" in code  # 24 bytes of barriers after the flag words
+    # the stream-K and pair builds keep the meeting at INIT_DONE and EXIT's barrier
+    for consts2 in (CL.kernel_constants(2, 6), CL.kernel_constants(1, 10, ksplit=2, ks_stream=True)):
+        assert consts2["KS_PUSH"] == 0
+        c2 = [ln.split("//")[0].strip() for ln in _code(render(KERNEL.read_text(), "sm_90a", consts2))
+              if ln.split("//")[0].strip()]
+        i = c2.index("INIT_DONE:")
+        assert c2[i + 1:i + 3] == ["barrier.cluster.arrive.release;", "barrier.cluster.wait.acquire;"]
+        assert "%sm_ks" not in " ".join(ln for ln in c2 if not ln.startswith(".reg"))
+    # P and every receive slot fit the rings of every default K-split build (the plan grows a16 buffers if needed)
+    for ks in CL.KSPLIT_SIZES[1:]:
+        for wgs in CL.CONSUMER_WGS_CHOICES:
+            g = CL.cluster_geometry(128, 2048, 16384, 1, 132, cluster=1, ksplit=ks, consumer_wgs=wgs)
+            assert CL.ks_exchange_bytes(wgs, ks) <= CL.ring_bytes(g.num_stages, g.a_bufs, wgs)
+            assert g.shared_mem <= 232448
+    assert CL.cluster_geometry(128, 2048, 16384, 1, 132, cluster=1, ksplit=8, consumer_wgs=3).a_bufs == 5
+    with pytest.raises(ValueError, match="exchanges"):
+        CL.cluster_geometry(128, 2048, 16384, 1, 132, cluster=1, ksplit=8, consumer_wgs=3, a_bufs=4)
 
 
 def test_ksplit_builds_have_no_staging_tile_and_deeper_rings():
@@ -434,7 +503,7 @@ def test_ksplit_builds_have_no_staging_tile_and_deeper_rings():
     assert (sk.num_stages, sk.a_bufs, ks.num_stages, ks.a_bufs) == (4, 6, 3, 10)
     assert CL.kernel_constants(2, 6)["C_PITCH"] == 400 and CL.kernel_constants(1, 10, ksplit=2)["C_PITCH"] == 0
     assert ks.shared_mem == CL.shared_bytes(3, 10, 2, 2) <= 232448 < CL.shared_bytes(3, 10)  # only fits without it
-    assert CL.shared_bytes(4, 6, 2, 2) == CL.shared_bytes(4, 6) - 128 * 400
+    assert CL.shared_bytes(4, 6, 2, 2) == CL.shared_bytes(4, 6) - 128 * 400 + 32  # + the exchange barriers
     # explicit rings are kept; three consumer warpgroups keep their defaults (27 KB stages)
     g = CL.cluster_geometry(128, 7168, 16384, 1, 66, cluster=1, ksplit=2, stages=4, a_bufs=6)
     assert (g.num_stages, g.a_bufs) == (4, 6)

@@ -32,8 +32,9 @@ from .gemm_wgmma import (GemmFacts, K_MULTIPLE, MAX_CHAIN_UNITS, STAGE_K, TILE, 
                          launch_with_maps, operand_pointers, padded_scale_rows)
 
 __all__ = ["GemmClusterPlan", "GemmClusterGeometry", "cluster_geometry", "choose_ksplit", "supports", "shared_bytes",
-           "c_pitch", "kernel_constants", "ks_park_bytes", "ks_pitch", "ksplit_candidates", "ksplit_stages", "pick_ksplit",
-           "prefer_ksplit", "prefer_pairs", "CLUSTER_SIZES", "KSPLIT_SIZES", "WGMMA_DEPTHS"]
+           "c_pitch", "kernel_constants", "ks_exchange_bytes", "ks_park_bytes", "ks_pitch", "ksplit_candidates",
+           "ksplit_stages", "pick_ksplit", "prefer_ksplit", "prefer_pairs", "ring_bytes", "CLUSTER_SIZES", "KSPLIT_SIZES",
+           "WGMMA_DEPTHS"]
 
 _KERNEL_FILE = "gemm_nvfp4_wgmma_cluster.ptx"
 _ENTRY = "nvfp4_gemm_wgmma_cluster"
@@ -96,10 +97,22 @@ def ks_park_bytes(consumer_wgs: int = DEFAULT_CONSUMER_WGS) -> int:
     return TILE * ks_pitch(consumer_wgs)
 
 
+def ks_exchange_bytes(consumer_wgs: int = DEFAULT_CONSUMER_WGS, ksplit: int = 2) -> int:
+    """What the K split's exchange puts over the drained rings: the parked partial P, then a receive slot of
+    ``128 / ksplit`` rows of P for each of the other ``ksplit - 1`` CTAs (their partials of this CTA's output rows)."""
+    return ks_park_bytes(consumer_wgs) + (ksplit - 1) * (TILE // ksplit) * ks_pitch(consumer_wgs)
+
+
+def ring_bytes(num_stages: int, a_bufs: int, consumer_wgs: int = DEFAULT_CONSUMER_WGS) -> int:
+    """The B ring and the a16 buffers: the space a K split reuses once its main loop is over."""
+    return num_stages * stage_bytes(consumer_wgs) + a_bufs * _A16_BUF_BYTES
+
+
 def shared_bytes(num_stages: int, a_bufs: int, consumer_wgs: int = DEFAULT_CONSUMER_WGS, ksplit: int = 1) -> int:
-    """Dynamic shared memory of one CTA (the PTX header's launch contract)."""
-    return (_ALIGN_SLACK + num_stages * stage_bytes(consumer_wgs) + a_bufs * _A16_BUF_BYTES + TILE * c_pitch(ksplit)
-            + 16 * num_stages + 16 * a_bufs + 16)
+    """Dynamic shared memory of one CTA (the PTX header's launch contract): the K split adds its three exchange
+    barriers (FREE, RECV, DONE) after the flag words."""
+    return (_ALIGN_SLACK + ring_bytes(num_stages, a_bufs, consumer_wgs) + TILE * c_pitch(ksplit)
+            + 16 * num_stages + 16 * a_bufs + 16 + (32 if ksplit > 1 else 0))
 
 
 @dataclass(frozen=True)
@@ -224,6 +237,13 @@ def cluster_geometry(m: int, n: int, k: int, l: int, max_clusters: int, *, clust
         if cluster != 1:
             raise ValueError(f"ksplit={ksplit} needs cluster=1 (the K-split CTAs load different k), got {cluster}")
         upc = ksplit_stages(k_stages, ksplit, units_per_cluster)
+        if a_bufs is None:  # default rings: as many a16 buffers as the exchange needs (ksplit 8, three warpgroups: 5)
+            while ks_exchange_bytes(consumer_wgs, ksplit) > ring_bytes(s, ab, consumer_wgs) and ab < A_BUFS_CHOICES[-1]:
+                ab += 1
+        if ks_exchange_bytes(consumer_wgs, ksplit) > ring_bytes(s, ab, consumer_wgs):
+            raise ValueError(f"ksplit={ksplit} with consumer_wgs={consumer_wgs} exchanges "
+                             f"{ks_exchange_bytes(consumer_wgs, ksplit)} bytes, more than the {ring_bytes(s, ab, consumer_wgs)} "
+                             f"of stages={s}, a_bufs={ab}")
         return GemmClusterGeometry(m, n, k, l, cluster, m_tiles, n_tiles, k_stages, units, upc, units // upc, s,
                                    int(ab), int(consumer_wgs), int(ksplit))
     if units_per_cluster is None:
@@ -363,7 +383,8 @@ def kernel_constants(cluster: int = DEFAULT_CLUSTER, a_bufs: int = _DEFAULT_A_BU
             "CONSUMER_WGS": int(consumer_wgs), "TILE_N": tn, "THREADS": 128 * (1 + consumer_wgs),
             "CONSUMERS": 128 * consumer_wgs, "STAGE_BYTES": stage_bytes(consumer_wgs), "SFB_OFF": tn * (STAGE_K // 2),
             "C_PITCH": c_pitch(ksplit), **head_constants(head_check, head_wait),
-            "KSPLIT": int(ksplit), "KS_PITCH": ks_pitch(consumer_wgs), "KS_STREAM": int(bool(ks_stream))}
+            "KSPLIT": int(ksplit), "KS_PITCH": ks_pitch(consumer_wgs), "KS_STREAM": int(bool(ks_stream)),
+            "KS_PUSH": int(ksplit > 1 and not ks_stream)}
 
 
 def head_constants(head_check, head_wait) -> dict:
