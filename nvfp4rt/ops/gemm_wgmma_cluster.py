@@ -109,8 +109,9 @@ def ring_bytes(num_stages: int, a_bufs: int, consumer_wgs: int = DEFAULT_CONSUME
 
 
 def shared_bytes(num_stages: int, a_bufs: int, consumer_wgs: int = DEFAULT_CONSUMER_WGS, ksplit: int = 1) -> int:
-    """Dynamic shared memory of one CTA (the PTX header's launch contract): the K split adds its three exchange
-    barriers (FREE, RECV, DONE) after the flag words."""
+    """Dynamic shared memory of one CTA (the PTX header's launch contract): every ``ksplit > 1`` build reserves 32
+    bytes after the flag words for the push exchange's FREE, RECV and DONE barriers (the pairs' build leaves them
+    unused)."""
     return (_ALIGN_SLACK + ring_bytes(num_stages, a_bufs, consumer_wgs) + TILE * c_pitch(ksplit)
             + 16 * num_stages + 16 * a_bufs + 16 + (32 if ksplit > 1 else 0))
 
@@ -237,13 +238,12 @@ def cluster_geometry(m: int, n: int, k: int, l: int, max_clusters: int, *, clust
         if cluster != 1:
             raise ValueError(f"ksplit={ksplit} needs cluster=1 (the K-split CTAs load different k), got {cluster}")
         upc = ksplit_stages(k_stages, ksplit, units_per_cluster)
+        need = ks_exchange_bytes(consumer_wgs, ksplit)
         if a_bufs is None:  # default rings: as many a16 buffers as the exchange needs (ksplit 8, three warpgroups: 5)
-            while ks_exchange_bytes(consumer_wgs, ksplit) > ring_bytes(s, ab, consumer_wgs) and ab < A_BUFS_CHOICES[-1]:
-                ab += 1
-        if ks_exchange_bytes(consumer_wgs, ksplit) > ring_bytes(s, ab, consumer_wgs):
-            raise ValueError(f"ksplit={ksplit} with consumer_wgs={consumer_wgs} exchanges "
-                             f"{ks_exchange_bytes(consumer_wgs, ksplit)} bytes, more than the {ring_bytes(s, ab, consumer_wgs)} "
-                             f"of stages={s}, a_bufs={ab}")
+            ab = next((b for b in A_BUFS_CHOICES if b >= ab and need <= ring_bytes(s, b, consumer_wgs)), ab)
+        if need > ring_bytes(s, ab, consumer_wgs):
+            raise ValueError(f"ksplit={ksplit} with consumer_wgs={consumer_wgs} exchanges {need} bytes, more than the "
+                             f"{ring_bytes(s, ab, consumer_wgs)} of stages={s}, a_bufs={ab}")
         return GemmClusterGeometry(m, n, k, l, cluster, m_tiles, n_tiles, k_stages, units, upc, units // upc, s,
                                    int(ab), int(consumer_wgs), int(ksplit))
     if units_per_cluster is None:
