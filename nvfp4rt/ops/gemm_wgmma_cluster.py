@@ -34,7 +34,7 @@ from .gemm_wgmma import (GemmFacts, K_MULTIPLE, MAX_CHAIN_UNITS, STAGE_K, TILE, 
 __all__ = ["GemmClusterPlan", "GemmClusterGeometry", "cluster_geometry", "choose_ksplit", "supports", "shared_bytes",
            "c_pitch", "kernel_constants", "ks_exchange_bytes", "ks_park_bytes", "ks_pitch", "ksplit_candidates",
            "ksplit_stages", "pick_ksplit", "prefer_ksplit", "prefer_pairs", "ring_bytes", "CLUSTER_SIZES", "KSPLIT_SIZES",
-           "WGMMA_DEPTHS"]
+           "WGMMA_DEPTHS", "help_fits", "help_schedule", "MAX_HELP_SEGMENTS", "MAX_HELP_SLOTS"]
 
 _KERNEL_FILE = "gemm_nvfp4_wgmma_cluster.ptx"
 _ENTRY = "nvfp4_gemm_wgmma_cluster"
@@ -108,12 +108,13 @@ def ring_bytes(num_stages: int, a_bufs: int, consumer_wgs: int = DEFAULT_CONSUME
     return num_stages * stage_bytes(consumer_wgs) + a_bufs * _A16_BUF_BYTES
 
 
-def shared_bytes(num_stages: int, a_bufs: int, consumer_wgs: int = DEFAULT_CONSUMER_WGS, ksplit: int = 1) -> int:
+def shared_bytes(num_stages: int, a_bufs: int, consumer_wgs: int = DEFAULT_CONSUMER_WGS, ksplit: int = 1,
+                 help: bool = False) -> int:
     """Dynamic shared memory of one CTA (the PTX header's launch contract): every ``ksplit > 1`` build reserves 32
-    bytes after the flag words for the push exchange's FREE, RECV and DONE barriers (the pairs' build leaves them
-    unused)."""
+    bytes after the flag words for the push exchange's FREE, RECV and DONE barriers and the tail helpers' WREADY (the
+    pairs' build leaves them unused); the tail helpers' build 16 more for PUB and PDONE."""
     return (_ALIGN_SLACK + ring_bytes(num_stages, a_bufs, consumer_wgs) + TILE * c_pitch(ksplit)
-            + 16 * num_stages + 16 * a_bufs + 16 + (32 if ksplit > 1 else 0))
+            + 16 * num_stages + 16 * a_bufs + 16 + (32 if ksplit > 1 else 0) + (16 if help else 0))
 
 
 @dataclass(frozen=True)
@@ -138,6 +139,13 @@ class GemmClusterGeometry:
     #: stream-K over K-split pairs (ksplit 2): pair q runs units [q * upc, (q + 1) * upc) (upc <= k_stages), its
     #: CTA r the odd or even ones (u % 2 == r); ``clusters`` counts pairs
     ks_stream: bool = False
+    #: K split with tail helpers (ksplit 2): every tile's pair runs k stages [0, k_stages - help_tail) and
+    #: ``helpers`` more CTAs split the tiles' last ``help_tail`` stages between them, ``help_upc`` tail stages each
+    #: (:func:`help_schedule`); ``help_slots``: the most helpers that touch one tile (its W slots)
+    help_tail: int = 0
+    helpers: int = 0
+    help_upc: int = 0
+    help_slots: int = 0
 
     @property
     def tile_n(self) -> int:
@@ -154,7 +162,14 @@ class GemmClusterGeometry:
 
     @property
     def grid(self) -> int:
+        if self.help_tail:
+            return 2 * self.tiles + self.helpers
         return self.clusters * (2 if self.ks_stream else self.cluster)
+
+    @property
+    def main_units(self) -> int:
+        """k stages of each tile that its K-split pair runs (all of them without tail helpers)."""
+        return self.k_stages - self.help_tail
 
     @property
     def tiles(self) -> int:
@@ -163,19 +178,23 @@ class GemmClusterGeometry:
 
     @property
     def counters(self) -> int:
+        if self.help_tail:
+            return 2 * self.tiles  # one per tile and half (a pair CTA's output rows)
         if self.ks_stream:
             return self.tiles
         return 1 if self.ksplit > 1 else self.tiles * self.cluster  # the K split keeps no counters
 
     @property
     def workspace_bytes(self) -> int:
+        if self.help_tail:  # the helpers' fp32 partials (help_slots per tile), then S of each half
+            return (self.help_slots + 1) * self.tiles * TILE * self.tile_n * 4
         if self.ksplit > 1 and not self.ks_stream:
             return 16  # partials stay in shared memory
         return 2 * self.grid * self.tile_n * TILE * 4  # fp32 partial tiles: two slots per CTA
 
     @property
     def shared_mem(self) -> int:
-        return shared_bytes(self.num_stages, self.a_bufs, self.consumer_wgs, self.ksplit)
+        return shared_bytes(self.num_stages, self.a_bufs, self.consumer_wgs, self.ksplit, self.help_tail > 0)
 
     def contributors(self, tile: int) -> range:
         """The clusters (pairs with ``ks_stream``) whose unit runs touch cluster tile ``tile``, in the reduction's
@@ -184,11 +203,36 @@ class GemmClusterGeometry:
         return range(first // self.units_per_cluster, (first + self.k_stages - 1) // self.units_per_cluster + 1)
 
 
+def help_schedule(tiles: int, k_stages: int, help_tail: int, helpers: int) -> tuple[int, int, int]:
+    """(tail stages per helper, the most helpers touching one tile, the most tiles one helper touches) of the K split
+    with tail helpers (pure): helper h runs tail units ``[h * upc, (h + 1) * upc)`` of the ``tiles * help_tail``
+    (tile-major), so a tile's tail is split among at most ``help_slots`` consecutive helpers."""
+    total = tiles * help_tail
+    upc = -(-total // helpers)
+    slots = max((t * help_tail + help_tail - 1) // upc - (t * help_tail) // upc + 1 for t in range(tiles))
+    segs = max((min(h * upc + upc, total) - 1) // help_tail - (h * upc) // help_tail + 1
+               for h in range(-(-total // upc)))
+    return upc, slots, segs
+
+
+#: the most tiles one helper may touch: its publisher keeps 2 bits per tile in one 32-bit mask
+MAX_HELP_SEGMENTS = 16
+
+
+#: the most helpers one tile's pair takes partials from: their copies land in shared memory after the exchange
+MAX_HELP_SLOTS = 3
+
+
+def help_fits(help_slots: int, num_stages: int, a_bufs: int) -> bool:
+    """Whether a pair CTA's rings hold P, its receive slot and ``help_slots`` 32 KB helper partials."""
+    return 192 * ks_pitch(2) + help_slots * (TILE // 2) * tile_n(2) * 4 <= ring_bytes(num_stages, a_bufs, 2)
+
+
 def cluster_geometry(m: int, n: int, k: int, l: int, max_clusters: int, *, cluster: int = DEFAULT_CLUSTER,
                      stages: int | None = None, a_bufs: int | None = None,
                      units_per_cluster: int | None = None,
                      consumer_wgs: int = DEFAULT_CONSUMER_WGS, ksplit: int = 1,
-                     ks_stream: bool = False) -> GemmClusterGeometry:
+                     ks_stream: bool = False, help_tail: int = 0, helpers: int = 0) -> GemmClusterGeometry:
     """The work split (pure).  ``max_clusters``: clusters the GPU runs at once (one wave).
 
     ``ksplit > 1``: every tile is one cluster of ``ksplit`` CTAs, CTA r running k stages
@@ -198,7 +242,12 @@ def cluster_geometry(m: int, n: int, k: int, l: int, max_clusters: int, *, clust
     ``ks_stream=True`` (with ``ksplit=2``): stream-K over K-split pairs.  ``max_clusters`` pairs (one wave) take
     runs of ``units_per_cluster`` units (default: an even share, at most ``k_stages`` so that a run touches at
     most two tiles and never holds a whole tile with more after it, and at most ``2 * MAX_CHAIN_UNITS`` so that
-    each CTA's chain stays within MAX_CHAIN_UNITS); CTA r of a pair runs the run's units with ``u % 2 == r``."""
+    each CTA's chain stays within MAX_CHAIN_UNITS); CTA r of a pair runs the run's units with ``u % 2 == r``.
+
+    ``help_tail > 0`` (with ``ksplit=2``, two consumer warpgroups): the K split with tail helpers.  Tile t's pair runs
+    stages ``[0, k_stages - help_tail)`` (rank 0 the first ceil half), and ``helpers`` more CTAs (an even number: they
+    launch in clusters of 2 too) share the tiles' last ``help_tail`` stages (:func:`help_schedule`); the grid is
+    ``2 * tiles + helpers``, all of which must run at once for the balance to pay (nothing waits across clusters)."""
     m, n, k, l, max_clusters = (positive_int(nm, v) for nm, v in
                                 (("m", m), ("n", n), ("k", k), ("l", l), ("max_clusters", max_clusters)))
     if k % K_MULTIPLE:
@@ -234,6 +283,24 @@ def cluster_geometry(m: int, n: int, k: int, l: int, max_clusters: int, *, clust
                                  f"with ks_stream, got {upc}")
         return GemmClusterGeometry(m, n, k, l, cluster, m_tiles, n_tiles, k_stages, units, upc, -(-units // upc), s,
                                    int(ab), int(consumer_wgs), 2, True)
+    if help_tail:
+        help_tail, helpers = positive_int("help_tail", help_tail), positive_int("helpers", helpers)
+        if ksplit != 2 or cluster != 1 or consumer_wgs != 2:
+            raise ValueError(f"help_tail needs ksplit=2, cluster=1 and consumer_wgs=2, got ksplit={ksplit}, "
+                             f"cluster={cluster}, consumer_wgs={consumer_wgs}")
+        if helpers % 2:
+            raise ValueError(f"helpers must be even (they launch in clusters of 2), got {helpers}")
+        if not 2 <= k_stages - help_tail <= 2 * MAX_CHAIN_UNITS or help_tail > MAX_CHAIN_UNITS:
+            raise ValueError(f"help_tail={help_tail} must leave the pairs 2..{2 * MAX_CHAIN_UNITS} of the "
+                             f"{k_stages} k stages and be at most {MAX_CHAIN_UNITS}")
+        tiles = l * m_tiles * n_tiles
+        hupc, slots, segs = help_schedule(tiles, k_stages, help_tail, helpers)
+        if slots > MAX_HELP_SLOTS or not help_fits(slots, s, ab) or segs > MAX_HELP_SEGMENTS:
+            raise ValueError(f"help_tail={help_tail} with {helpers} helpers gives a tile {slots} helpers and a helper "
+                             f"{segs} tiles; at most {MAX_HELP_SLOTS} whose partials fit stages={s}, a_bufs={ab}, and "
+                             f"{MAX_HELP_SEGMENTS} tiles")
+        return GemmClusterGeometry(m, n, k, l, 1, m_tiles, n_tiles, k_stages, units, k_stages, tiles, s, int(ab), 2, 2,
+                                   False, int(help_tail), int(helpers), hupc, slots)
     if ksplit > 1:
         if cluster != 1:
             raise ValueError(f"ksplit={ksplit} needs cluster=1 (the K-split CTAs load different k), got {cluster}")
@@ -355,7 +422,8 @@ def supports(m, n, k, l, layout=None, alpha: float = 1.0) -> bool:
 
 def kernel_constants(cluster: int = DEFAULT_CLUSTER, a_bufs: int = _DEFAULT_A_BUFS, wgmma_depth: int = 1,
                      consumer_wgs: int = DEFAULT_CONSUMER_WGS, head_check: bool = True,
-                     head_wait: int = DEFAULT_HEAD_WAIT, ksplit: int = 1, ks_stream: bool = False) -> dict:
+                     head_wait: int = DEFAULT_HEAD_WAIT, ksplit: int = 1, ks_stream: bool = False,
+                     ks_help: bool = False) -> dict:
     """The template constants of one kernel variant (see the PTX header).
 
     ``head_check=False`` builds the stream-K hand-off without the head's early look at the tile counter
@@ -378,13 +446,16 @@ def kernel_constants(cluster: int = DEFAULT_CLUSTER, a_bufs: int = _DEFAULT_A_BU
         raise ValueError(f"ksplit={ksplit} needs cluster=1, got {cluster}")
     if flag("ks_stream", ks_stream) and ksplit != 2:
         raise ValueError(f"ks_stream needs ksplit=2, got {ksplit}")
+    if flag("ks_help", ks_help) and (ksplit != 2 or ks_stream or consumer_wgs != 2):
+        raise ValueError("ks_help (tail helpers) needs ksplit=2, consumer_wgs=2 and no ks_stream")
     tn = tile_n(consumer_wgs)
     return {"CLUSTER": int(cluster), "A_BUFS": int(a_bufs), "WG_WAIT": int(wgmma_depth),
             "CONSUMER_WGS": int(consumer_wgs), "TILE_N": tn, "THREADS": 128 * (1 + consumer_wgs),
             "CONSUMERS": 128 * consumer_wgs, "STAGE_BYTES": stage_bytes(consumer_wgs), "SFB_OFF": tn * (STAGE_K // 2),
             "C_PITCH": c_pitch(ksplit), **head_constants(head_check, head_wait),
             "KSPLIT": int(ksplit), "KS_PITCH": ks_pitch(consumer_wgs), "KS_STREAM": int(bool(ks_stream)),
-            "KS_PUSH": int(ksplit > 1 and not ks_stream)}
+            "KS_PUSH": int(ksplit > 1 and not ks_stream), "KS_HELP": int(bool(ks_help)),
+            "KS_ROWMAJOR": int(bool(ks_stream) or bool(ks_help))}
 
 
 def head_constants(head_check, head_wait) -> dict:
@@ -428,7 +499,10 @@ class GemmClusterPlan(GemmFacts):
     A16 by multicast; 2, 4 or 8 makes each tile one cluster of that many CTAs splitting its k and reducing
     through distributed shared memory (``cluster`` must then be 1 or None); None picks with
     :func:`choose_ksplit` when neither ``cluster`` nor ``units_per_cluster`` is given.  ``ks_stream=True`` runs
-    stream-K over K-split pairs (ksplit 2, one wave of pairs; see :func:`cluster_geometry`).  The plan owns the A16 buffer (``2 * l * m * k`` bytes), the workspace
+    stream-K over K-split pairs (ksplit 2, one wave of pairs; see :func:`cluster_geometry`).  ``help_tail=X``
+    (opt-in, never chosen by itself yet) runs the K split with tail helpers: each tile's pair runs its first k_stages - X
+    stages and ``helpers`` extra CTAs (default: as many as fit beside the pairs) share the tiles' last X stages, their
+    partials counted in at gpu scope (docs/gemm.md, "Tail helpers").  The plan owns the A16 buffer (``2 * l * m * k`` bytes), the workspace
     and the zeroed counters, so one plan must not run on two streams at once.
     """
 
@@ -438,14 +512,34 @@ class GemmClusterPlan(GemmFacts):
                  cluster: int | None = None, stages: int | None = None, a_bufs: int | None = None,
                  units_per_cluster: int | None = None, wgmma_depth: int = 1,
                  consumer_wgs: int = DEFAULT_CONSUMER_WGS, head_check: bool = True,
-                 head_wait: int = DEFAULT_HEAD_WAIT, ksplit: int | None = None, ks_stream: bool | None = None):
+                 head_wait: int = DEFAULT_HEAD_WAIT, ksplit: int | None = None, ks_stream: bool | None = None,
+                 help_tail: int | None = None, helpers: int | None = None):
         self.alpha = finite_float("alpha", alpha)
         if abs(self.alpha) * _ALPHA_SCALE > float(np.finfo(np.float32).max):
             raise ValueError(f"alpha: |alpha| * 2^28 must fit in fp32 (the kernel's operand scaling), got {alpha!r}")
         # validate the sizes and the variant before touching the GPU
-        auto_ksplit = ksplit is None and cluster is None and units_per_cluster is None and ks_stream is None
+        auto_ksplit = (ksplit is None and cluster is None and units_per_cluster is None and ks_stream is None
+                       and not help_tail)
+        if help_tail is not None:  # an explicit K split with tail helpers (0: none)
+            help_tail = int(positive_int("help_tail", help_tail)) if help_tail != 0 else 0
+            if help_tail and ksplit not in (None, 2):
+                raise ValueError(f"help_tail needs ksplit=2, got {ksplit!r}")
+            if help_tail:
+                ksplit = 2
+        if helpers is not None and not help_tail:
+            raise ValueError("helpers is given only with help_tail > 0")
+        if help_tail:
+            if cluster not in (None, 1) or ks_stream or units_per_cluster is not None or consumer_wgs != 2:
+                raise ValueError("help_tail needs cluster=1 (or None), consumer_wgs=2 and neither ks_stream nor "
+                                 "units_per_cluster")
+            kb = -(-positive_int("k", k) // STAGE_K)
+            if not 2 <= kb - help_tail <= 2 * MAX_CHAIN_UNITS or help_tail > MAX_CHAIN_UNITS:
+                raise ValueError(f"help_tail={help_tail} must leave the pairs 2..{2 * MAX_CHAIN_UNITS} of the {kb} k "
+                                 f"stages and be at most {MAX_CHAIN_UNITS}")
         pairs = False if ks_stream is None else flag("ks_stream", ks_stream)
         ks = (2 if pairs else 1) if ksplit is None else ksplit
+        if help_tail:  # probe the sizes with the stream-K geometry: the K split below needs no even stage count
+            ks, cluster = 1, 1
         if cluster is None:
             cluster = 1 if (not isinstance(ks, bool) and ks in KSPLIT_SIZES[1:]) else DEFAULT_CLUSTER
         probe = cluster_geometry(m, n, k, l, 1, cluster=cluster, stages=stages, a_bufs=a_bufs,
@@ -483,6 +577,13 @@ class GemmClusterPlan(GemmFacts):
                                          consumer_wgs=consumer_wgs, ksplit=ks)
                 self.constants = kernel_constants(1, probe.a_bufs, wgmma_depth, consumer_wgs, head_check, head_wait,
                                                   ks)
+        if help_tail:
+            helpers = self._tail_helpers(m, n, l, probe, help_tail, helpers, stages, a_bufs, wgmma_depth, head_check,
+                                         head_wait)
+            ks, cluster, pairs = 2, 1, False
+            probe = cluster_geometry(m, n, k, l, 1, cluster=1, stages=stages, a_bufs=a_bufs, ksplit=2,
+                                     help_tail=help_tail, helpers=helpers)
+            self.constants = kernel_constants(1, probe.a_bufs, wgmma_depth, 2, head_check, head_wait, 2, False, True)
         if probe.shared_mem > props.max_shared_per_block_optin:
             raise ValueError(f"stages={probe.num_stages}, a_bufs={probe.a_bufs} need {probe.shared_mem} bytes of "
                              f"shared memory; the device allows {props.max_shared_per_block_optin}")
@@ -492,7 +593,8 @@ class GemmClusterPlan(GemmFacts):
                                                  props.sm_count)
         self.geometry = g = cluster_geometry(m, n, k, l, self.max_clusters, cluster=cluster, stages=stages,
                                              a_bufs=a_bufs, units_per_cluster=units_per_cluster,
-                                             consumer_wgs=consumer_wgs, ksplit=ks, ks_stream=pairs)
+                                             consumer_wgs=consumer_wgs, ksplit=ks, ks_stream=pairs,
+                                             help_tail=help_tail, helpers=helpers)
         self.m, self.n, self.k, self.l = g.m, g.n, g.k, g.l
         self.shared_mem = g.shared_mem
 
@@ -510,6 +612,27 @@ class GemmClusterPlan(GemmFacts):
         self._sfb_rows = None  # padded sfb copy (DeviceAllocation), made on first need
         self._tmaps: dict[str, object] = {}
         self._launch = None
+
+    def _tail_helpers(self, m, n, l, probe, help_tail, helpers, stages, a_bufs, wgmma_depth, head_check,
+                      head_wait) -> int:
+        """The helpers of an explicit K split with tail helpers: ``helpers``, or the most (an even number, at most two
+        per pair the device holds beyond the tiles' pairs) whose schedule fits MAX_HELP_SLOTS and MAX_HELP_SEGMENTS."""
+        if helpers is not None:
+            return positive_int("helpers", helpers)
+        st = _KSPLIT_STAGES if stages is None else stages
+        ab = _KSPLIT_A_BUFS if a_bufs is None else a_bufs
+        smem = shared_bytes(st, ab, 2, 2, True)
+        cons = kernel_constants(1, ab, wgmma_depth, 2, head_check, head_wait, 2, False, True)
+        kern = _kernel(self.device.ordinal, tuple(sorted(cons.items())))
+        kern.set_max_dynamic_shared(smem)
+        max_pairs = _max_active_clusters(kern, 2, 384, smem, self.device.properties.sm_count)
+        tiles = l * probe.m_tiles * -(-n // TILE)
+        for nhelp in range(2 * (max_pairs - tiles), 1, -2):
+            _, slots, segs = help_schedule(tiles, probe.k_stages, help_tail, nhelp)
+            if slots <= MAX_HELP_SLOTS and segs <= MAX_HELP_SEGMENTS:
+                return nhelp
+        raise ValueError(f"help_tail={help_tail}: no even helper count fits the {max_pairs} pairs the device holds "
+                         f"beside {tiles} tiles (give helpers=)")
 
     # ------------------------------------------------------------------ tensor maps
     def _tensor_map(self, which: str, ptr: int):
@@ -562,6 +685,7 @@ class GemmClusterPlan(GemmFacts):
                 maps["a16"], maps["b"], maps["sfb"], Pointer(ptrs["c"]), Pointer(self._ws.ptr),
                 Pointer(self._counters.ptr), self.layout.c_row, self.layout.c_batch, g.m, g.n, g.k_stages,
                 g.m_tiles, g.n_tiles, g.units, g.units_per_cluster, g.num_stages, self.alpha * _ALPHA_SCALE,
+                g.main_units, g.help_upc, g.help_slots,
                 grid=g.grid, block=g.threads, cluster=(g.launch_cluster, 1, 1) if g.launch_cluster > 1 else None,
                 shared_mem=self.shared_mem, stream=stream, programmatic=True)
             self._launched_maps = {}
@@ -576,4 +700,5 @@ class GemmClusterPlan(GemmFacts):
                 f"units/cluster={g.units_per_cluster} stages={g.num_stages} a_bufs={g.a_bufs}"
                 + (f" wgmma_depth={self.constants['WG_WAIT']}" if self.constants["WG_WAIT"] != 1 else "")
                 + (f" consumer_wgs={g.consumer_wgs}" if g.consumer_wgs != DEFAULT_CONSUMER_WGS else "")
-                + (f" ksplit={g.ksplit}" if g.ksplit > 1 else "") + (" ks_stream" if g.ks_stream else "") + ">")
+                + (f" ksplit={g.ksplit}" if g.ksplit > 1 else "") + (" ks_stream" if g.ks_stream else "")
+                + (f" help_tail={g.help_tail} helpers={g.helpers}" if g.help_tail else "") + ">")
