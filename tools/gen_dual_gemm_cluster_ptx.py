@@ -47,14 +47,16 @@ MAIN_LOOP_SUBSTITUTIONS = (
     ("m64n128k16", "m64n256k16", 16),
     ("{" + ACC64 + "}", "{" + ACC128 + "}", 16),
     ("mul.lo.u32 %a16, %ab, 16384;", f"mul.lo.u32 %a16, %ab, {A16_BUF};", 4),
+    ("%KBL", "%KB", 3),  # the GEMM's tail helpers count their own units per tile; the dual has none
 )
 _REGION_START = "    sub.u32 %ct, %thread, 128;"
 _REGION_END = "    // contributors of this tile: clusters"
-_COND = re.compile(r"^\s*//\s*\{\{\s*(if\s+(\w+)\s*==\s*(-?\d+)|if\s+\w+.*|else|endif)\s*\}\}\s*$")
+_COND = re.compile(r"^\s*//\s*\{\{\s*(if\s+(\w+)(?:\s*==\s*(-?\d+))?\s*|if\s+\w+.*|else|endif)\s*\}\}\s*$")
 
 
 def resolve_conditionals(text: str, name: str, value: int) -> str:
-    """Keep the branches of ``// {{if NAME == v}}`` blocks that hold for ``value``; other blocks stay."""
+    """Keep the branches of ``// {{if NAME == v}}`` (and ``// {{if NAME}}``: NAME != 0) blocks that hold for
+    ``value``; other blocks stay."""
     out, stack = [], []  # one [ours, taken] per open block; only our blocks hide lines
 
     def live() -> bool:
@@ -69,7 +71,8 @@ def resolve_conditionals(text: str, name: str, value: int) -> str:
         word = m.group(1).split()[0]
         if word == "if":
             ours = m.group(2) == name
-            stack.append([ours, int(m.group(3)) == value if ours else True])
+            holds = (value != 0 if m.group(3) is None else int(m.group(3)) == value) if ours else True
+            stack.append([ours, holds])
             if not ours and live():
                 out.append(line)
         elif word == "else":
@@ -92,6 +95,7 @@ def gemm_main_loop(gemm_text: str | None = None) -> str:
     region = text[text.index(_REGION_START):text.index(_REGION_END)]
     region = resolve_conditionals(region, "WG_WAIT", 1)
     region = resolve_conditionals(region, "KS_STREAM", 0)  # the dual has no stream-K over K-split pairs
+    region = resolve_conditionals(region, "KS_HELP", 0)  # nor tail helpers
     for old, new, count in MAIN_LOOP_SUBSTITUTIONS:
         found = region.count(old)
         if found != count:
