@@ -25,11 +25,12 @@ _PROF_REG = re.compile(r"%(?:pc0|pc1|pe0|pt0|pi0|ps1|pf_\w+|pq)\b")
 
 #: kernels under test: the three ops' defaults, and the GEMM built with its K-split epilogue
 _BUILDS = {**{op: {} for op in P.KERNELS}, "gemm_ksplit": {"CLUSTER": 1, "KSPLIT": 2},
-           "dual_gemm_ksplit": {"CLUSTER": 1, "KSPLIT": 2}}
+           "dual_gemm_ksplit": {"CLUSTER": 1, "KSPLIT": 2},
+           "gemm_ksplit_push": {"CLUSTER": 1, "KSPLIT": 2, "KS_PUSH": 1, "C_PITCH": 0, "A_BUFS": 10}}
 
 
 def _rendered(build):
-    op = build.removesuffix("_ksplit")
+    op = build.split("_ksplit")[0]
     constants = {**P.default_constants(op), **_BUILDS[build]}
     return render((ptx_dir() / P.KERNELS[op][1]).read_text(), "sm_90a", constants)
 
@@ -37,7 +38,9 @@ def _rendered(build):
 def _strip(text):
     """Undo the instrumentation: drop the added lines and PROF_* blocks, restore the exits."""
     text = text.replace(f"\n.global .align 8 .u64 {P.GLOBAL}[{P.NSLOTS}];\n", "")
-    text = re.sub(r"^PROF_\w+:\n(?:(?!    bra\.uni EXIT;\n).*\n)*    bra\.uni EXIT;\n\n?", "", text, flags=re.M)
+    text = text.replace("    bra.uni PROF_KSP_EXIT;\n", "    ret;\n")  # the push build's consumers leave with ret
+    text = re.sub(r"^PROF_\w+:\n(?:(?!    (?:bra\.uni EXIT|ret);\n).*\n)*    (?:bra\.uni EXIT|ret);\n\n?", "", text,
+                  flags=re.M)
     text = re.sub(r"bra(\.uni)? PROF_\w+_EXIT;", r"bra\1 EXIT;", text)
     return "\n".join(ln for ln in text.split("\n") if not _PROF_REG.search(ln))
 

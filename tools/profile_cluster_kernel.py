@@ -148,6 +148,13 @@ def instrument(text: str) -> str:
             text = _once(text, "PROF_CONSUMER_EXIT:\n", "PROF_KS_PEER_EXIT:\n" + _since("%pe0", "%pf_e")
                          + "    add.u32 %pf_red, %pf_red, %pc1;\n    bra.uni PROF_CONSUMER_EXIT;\n"
                          + "PROF_CONSUMER_EXIT:\n", "PROF_CONSUMER_EXIT")
+        elif "KSP_EXIT:\n    ret;\n" in text:
+            # the K split's push exchange (KS_PUSH): its consumers leave with ret (they waited for the cluster
+            # barrier's only phase already), so their dump ends with ret too
+            text = _once(text, "KSP_EXIT:\n    ret;\n", "KSP_EXIT:\n" + _since("%pe0", "%pf_e")
+                         + "    add.u32 %pf_red, %pf_red, %pc1;\n    bra.uni PROF_KSP_EXIT;\n", "KSP_EXIT")
+            text = _once(text, "PRODUCERS:\n", dump.replace("PROF_CONSUMER_EXIT:", "PROF_KSP_EXIT:").replace(
+                "    bra.uni EXIT;\n\n", "    ret;\n\n") + "PRODUCERS:\n", "the PRODUCERS label")
         else:
             raise InstrumentError("no exit branch at the end of the K-split epilogue")
 
