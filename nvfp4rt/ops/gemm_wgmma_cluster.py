@@ -223,6 +223,14 @@ MAX_HELP_SEGMENTS = 16
 MAX_HELP_SLOTS = 3
 
 
+def check_help_tail(k_stages: int, help_tail: int) -> None:
+    """Refuse a tail that leaves a pair fewer than 2 or more than 2 * MAX_CHAIN_UNITS stages, or is itself longer than
+    MAX_CHAIN_UNITS (the helpers' and the pair CTAs' chains stay within the accuracy limit)."""
+    if not 2 <= k_stages - help_tail <= 2 * MAX_CHAIN_UNITS or help_tail > MAX_CHAIN_UNITS:
+        raise ValueError(f"help_tail={help_tail} must leave the pairs 2..{2 * MAX_CHAIN_UNITS} of the {k_stages} k "
+                         f"stages and be at most {MAX_CHAIN_UNITS}")
+
+
 def help_fits(help_slots: int, num_stages: int, a_bufs: int) -> bool:
     """Whether a pair CTA's rings hold P, its receive slot and ``help_slots`` 32 KB helper partials."""
     return 192 * ks_pitch(2) + help_slots * (TILE // 2) * tile_n(2) * 4 <= ring_bytes(num_stages, a_bufs, 2)
@@ -290,9 +298,7 @@ def cluster_geometry(m: int, n: int, k: int, l: int, max_clusters: int, *, clust
                              f"cluster={cluster}, consumer_wgs={consumer_wgs}")
         if helpers % 2:
             raise ValueError(f"helpers must be even (they launch in clusters of 2), got {helpers}")
-        if not 2 <= k_stages - help_tail <= 2 * MAX_CHAIN_UNITS or help_tail > MAX_CHAIN_UNITS:
-            raise ValueError(f"help_tail={help_tail} must leave the pairs 2..{2 * MAX_CHAIN_UNITS} of the "
-                             f"{k_stages} k stages and be at most {MAX_CHAIN_UNITS}")
+        check_help_tail(k_stages, help_tail)
         tiles = l * m_tiles * n_tiles
         hupc, slots, segs = help_schedule(tiles, k_stages, help_tail, helpers)
         if slots > MAX_HELP_SLOTS or not help_fits(slots, s, ab) or segs > MAX_HELP_SEGMENTS:
@@ -532,10 +538,7 @@ class GemmClusterPlan(GemmFacts):
             if cluster not in (None, 1) or ks_stream or units_per_cluster is not None or consumer_wgs != 2:
                 raise ValueError("help_tail needs cluster=1 (or None), consumer_wgs=2 and neither ks_stream nor "
                                  "units_per_cluster")
-            kb = -(-positive_int("k", k) // STAGE_K)
-            if not 2 <= kb - help_tail <= 2 * MAX_CHAIN_UNITS or help_tail > MAX_CHAIN_UNITS:
-                raise ValueError(f"help_tail={help_tail} must leave the pairs 2..{2 * MAX_CHAIN_UNITS} of the {kb} k "
-                                 f"stages and be at most {MAX_CHAIN_UNITS}")
+            check_help_tail(-(-positive_int("k", k) // STAGE_K), help_tail)
         pairs = False if ks_stream is None else flag("ks_stream", ks_stream)
         ks = (2 if pairs else 1) if ksplit is None else ksplit
         if help_tail:  # probe the sizes with the stream-K geometry: the K split below needs no even stage count
@@ -578,7 +581,7 @@ class GemmClusterPlan(GemmFacts):
                 self.constants = kernel_constants(1, probe.a_bufs, wgmma_depth, consumer_wgs, head_check, head_wait,
                                                   ks)
         if help_tail:
-            helpers = self._tail_helpers(m, n, l, probe, help_tail, helpers, stages, a_bufs, wgmma_depth, head_check,
+            helpers = self._tail_helpers(n, l, probe, help_tail, helpers, stages, a_bufs, wgmma_depth, head_check,
                                          head_wait)
             ks, cluster, pairs = 2, 1, False
             probe = cluster_geometry(m, n, k, l, 1, cluster=1, stages=stages, a_bufs=a_bufs, ksplit=2,
@@ -613,7 +616,7 @@ class GemmClusterPlan(GemmFacts):
         self._tmaps: dict[str, object] = {}
         self._launch = None
 
-    def _tail_helpers(self, m, n, l, probe, help_tail, helpers, stages, a_bufs, wgmma_depth, head_check,
+    def _tail_helpers(self, n, l, probe, help_tail, helpers, stages, a_bufs, wgmma_depth, head_check,
                       head_wait) -> int:
         """The helpers of an explicit K split with tail helpers: ``helpers``, or the most (an even number, at most two
         per pair the device holds beyond the tiles' pairs) whose schedule fits MAX_HELP_SLOTS and MAX_HELP_SEGMENTS."""
