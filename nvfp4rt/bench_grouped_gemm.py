@@ -10,7 +10,9 @@ cleared, TFLOP/s (sum of 2mnk) and the percentage of the same-run fp16 ceiling. 
 * ``cublas_fp16_per_group``: one cuBLAS fp16 ``torch.matmul`` per group on operands dequantised
   beforehand;
 * ``nvfp4rt_first_grouped_kernel``: ptx/grouped_gemm_nvfp4_wgmma.ptx (A decoded in every CTA, 128-row
-  tiles) through its own plan, when the op layer chose the cluster kernel.
+  tiles) through its own plan, when the op layer chose another kernel;
+* ``nvfp4rt_cluster_grouped_kernel``: ptx/grouped_gemm_nvfp4_wgmma_cluster.ptx (256-row tiles) through its own
+  plan, when the op layer chose the m-tile kernel (the cluster GEMM by m tile).
 """
 from __future__ import annotations
 
@@ -117,6 +119,14 @@ class GroupedGemmBench(OpBench):
             first = GG.plan_grouped_gemm(state.shapes, layouts=layouts, variant="wgmma")
             state.torch_cache["first_plan"] = first
             peers["nvfp4rt_first_grouped_kernel"] = Peer(lambda: first(state.views, stream=state.stream), "nvfp4rt")
+        if GG.variant_for(state.shapes) == "wgmma_mtiles":
+            from .ops.grouped_gemm_cluster import supports as cluster_supports
+
+            if cluster_supports(state.shapes):
+                layouts = [GG._raw_groups([v])[0][3] for v in state.views]
+                cl = GG.plan_grouped_gemm(state.shapes, layouts=layouts, variant="wgmma_cluster")
+                state.torch_cache["cluster_plan"] = cl
+                peers["nvfp4rt_cluster_grouped_kernel"] = Peer(lambda: cl(state.views, stream=state.stream), "nvfp4rt")
         torch = torch_with_cuda()
         if torch is None:
             return peers

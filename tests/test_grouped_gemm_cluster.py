@@ -297,9 +297,13 @@ def test_bad_shapes_and_arguments_raise():
 
 def test_the_public_api_runs_the_cluster_kernel_on_large_problems_unless_an_alpha_overflows():
     assert [GC.cluster_units(c) for c in COMPETITION] == [3584, 1792, 576, 288]
-    assert [GG.variant_for(c) for c in COMPETITION] == ["wgmma_cluster", "wgmma_cluster", "wgmma", "wgmma"]
-    assert GG.variant_for(COMPETITION[0], [1.0] * 7 + [2.0**110]) == "wgmma"
-    assert GG.variant_for([(64, 64, 96)]) == "wgmma"  # the cluster kernel cannot: the first kernel's check raises
+    # on 132 SMs (an H100): the m-tile kernel where it takes whole tiles (cases 3, 4) or long ones (case 1)
+    assert ([GG.variant_for(c, sm_count=132) for c in COMPETITION]
+            == ["wgmma_mtiles", "wgmma_cluster", "wgmma_mtiles", "wgmma_mtiles"])
+    assert GG.variant_for(COMPETITION[0], [1.0] * 7 + [2.0**110], sm_count=132) == "wgmma"
+    mixed = [(m, 4096 + 128 * i, 7168) for i, m in enumerate((80, 176, 128, 72, 64, 248, 96, 160))]  # n differs
+    assert GG.variant_for(mixed, sm_count=132) == "wgmma_cluster"
+    assert GG.variant_for([(64, 64, 96)], sm_count=132) == "wgmma"  # only the first kernel runs k % 64 != 0
     with pytest.raises(ValueError, match="variant"):
         GG.plan_grouped_gemm(COMPETITION[0], variant="mma")
 
@@ -402,7 +406,10 @@ def test_public_api_runs_the_cluster_kernel_on_a_competition_case_and_matches():
     shapes = COMPETITION[1]
     plan = GG.plan_grouped_gemm(shapes)
     assert isinstance(plan, GC.GroupedGemmClusterPlan)
-    assert isinstance(GG.plan_grouped_gemm(COMPETITION[3]), GG.GroupedGemmPlan)
+    from nvfp4rt.ops.grouped_gemm_mtiles import GroupedGemmMTilePlan
+
+    assert isinstance(GG.plan_grouped_gemm(COMPETITION[3]), GroupedGemmMTilePlan)
+    assert isinstance(GG.plan_grouped_gemm(COMPETITION[3], variant="wgmma"), GG.GroupedGemmPlan)
     d = data.grouped_gemm_data(shapes, seed=None, distribution="competition")
     refs = reference.grouped_gemm_ref(d.groups)
     groups = _device_groups(d)

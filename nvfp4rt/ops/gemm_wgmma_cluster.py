@@ -429,14 +429,16 @@ def supports(m, n, k, l, layout=None, alpha: float = 1.0) -> bool:
 def kernel_constants(cluster: int = DEFAULT_CLUSTER, a_bufs: int = _DEFAULT_A_BUFS, wgmma_depth: int = 1,
                      consumer_wgs: int = DEFAULT_CONSUMER_WGS, head_check: bool = True,
                      head_wait: int = DEFAULT_HEAD_WAIT, ksplit: int = 1, ks_stream: bool = False,
-                     ks_help: bool = False) -> dict:
+                     ks_help: bool = False, grouped: bool = False) -> dict:
     """The template constants of one kernel variant (see the PTX header).
 
     ``head_check=False`` builds the stream-K hand-off without the head's early look at the tile counter
     (every contributor writes its partial): the tests compare the two bit for bit.  ``head_wait``: how many
     SM clocks the head polls the counter for before it falls back to writing its partial (0: one look).
     ``ksplit > 1`` builds the K-split epilogue instead (cluster must be 1); with ``ks_stream`` (ksplit 2) the pairs run
-    stream-K runs and the head pair also adds the other pairs' partials (``head_check``/``head_wait`` as above)."""
+    stream-K runs and the head pair also adds the other pairs' partials (``head_check``/``head_wait`` as above).
+    ``grouped`` builds the m-tile table form (GROUPED: operands and output of each 128-row m tile from the table the
+    grouped GEMM passes as ``p_mtiles``; the stream-K schedule only, so ``ksplit`` must be 1)."""
     if isinstance(wgmma_depth, bool) or wgmma_depth not in WGMMA_DEPTHS:
         raise ValueError(f"wgmma_depth must be one of {WGMMA_DEPTHS}, got {wgmma_depth!r}")
     if wgmma_depth == 3 and a_bufs < 6:
@@ -454,6 +456,8 @@ def kernel_constants(cluster: int = DEFAULT_CLUSTER, a_bufs: int = _DEFAULT_A_BU
         raise ValueError(f"ks_stream needs ksplit=2, got {ksplit}")
     if flag("ks_help", ks_help) and (ksplit != 2 or ks_stream or consumer_wgs != 2):
         raise ValueError("ks_help (tail helpers) needs ksplit=2, consumer_wgs=2 and no ks_stream")
+    if flag("grouped", grouped) and ksplit != 1:
+        raise ValueError(f"grouped needs ksplit=1 (the stream-K schedule), got {ksplit}")
     tn = tile_n(consumer_wgs)
     return {"CLUSTER": int(cluster), "A_BUFS": int(a_bufs), "WG_WAIT": int(wgmma_depth),
             "CONSUMER_WGS": int(consumer_wgs), "TILE_N": tn, "THREADS": 128 * (1 + consumer_wgs),
@@ -461,7 +465,7 @@ def kernel_constants(cluster: int = DEFAULT_CLUSTER, a_bufs: int = _DEFAULT_A_BU
             "C_PITCH": c_pitch(ksplit), **head_constants(head_check, head_wait),
             "KSPLIT": int(ksplit), "KS_PITCH": ks_pitch(consumer_wgs), "KS_STREAM": int(bool(ks_stream)),
             "KS_PUSH": int(ksplit > 1 and not ks_stream), "KS_HELP": int(bool(ks_help)),
-            "KS_ROWMAJOR": int(bool(ks_stream) or bool(ks_help))}
+            "KS_ROWMAJOR": int(bool(ks_stream) or bool(ks_help)), "GROUPED": int(bool(grouped))}
 
 
 def head_constants(head_check, head_wait) -> dict:
@@ -688,7 +692,7 @@ class GemmClusterPlan(GemmFacts):
                 maps["a16"], maps["b"], maps["sfb"], Pointer(ptrs["c"]), Pointer(self._ws.ptr),
                 Pointer(self._counters.ptr), self.layout.c_row, self.layout.c_batch, g.m, g.n, g.k_stages,
                 g.m_tiles, g.n_tiles, g.units, g.units_per_cluster, g.num_stages, self.alpha * _ALPHA_SCALE,
-                g.main_units, g.help_upc, g.help_slots,
+                g.main_units, g.help_upc, g.help_slots, Pointer(0),
                 grid=g.grid, block=g.threads, cluster=(g.launch_cluster, 1, 1) if g.launch_cluster > 1 else None,
                 shared_mem=self.shared_mem, stream=stream, programmatic=True)
             self._launched_maps = {}

@@ -503,8 +503,9 @@ class GroupedGemmPlan(GroupedOperands):
 
 # ----------------------------------------------------------------------------- public API
 
-#: plan variants: "wgmma" (the first grouped kernel), "wgmma_cluster" (A decoded once, 256-row tiles)
-VARIANTS = ("wgmma", "wgmma_cluster")
+#: plan variants: "wgmma" (the first grouped kernel), "wgmma_cluster" (A decoded once, 256-row tiles),
+#: "wgmma_mtiles" (groups sharing n and k as 128-row m tiles of the cluster GEMM kernel)
+VARIANTS = ("wgmma", "wgmma_cluster", "wgmma_mtiles")
 
 
 @lru_cache(maxsize=32)
@@ -513,6 +514,10 @@ def _cached_plan(shapes, layouts, ordinal, variant):
         from .grouped_gemm_cluster import GroupedGemmClusterPlan
 
         return GroupedGemmClusterPlan(list(shapes), list(layouts), device=driver.Device(ordinal))
+    if variant == "wgmma_mtiles":
+        from .grouped_gemm_mtiles import GroupedGemmMTilePlan
+
+        return GroupedGemmMTilePlan(list(shapes), list(layouts), device=driver.Device(ordinal))
     return GroupedGemmPlan(list(shapes), list(layouts), device=driver.Device(ordinal))
 
 
@@ -523,12 +528,19 @@ def _cached_plan(shapes, layouts, ordinal, variant):
 CLUSTER_MIN_UNITS = 1024
 
 
-def variant_for(shapes, alphas=None) -> str:
-    """The kernel a call runs: the cluster kernel for problems of at least CLUSTER_MIN_UNITS units whose
-    alphas fit it (|alpha| * 2^28 within fp32), else the first grouped kernel (which has a normal-operand
+def variant_for(shapes, alphas=None, sm_count: int | None = None) -> str:
+    """The kernel a call runs on a GPU of ``sm_count`` SMs (default: the current device's): the m-tile kernel for
+    groups that share n and k where it takes whole tiles or long ones (:func:`nvfp4rt.ops.grouped_gemm_mtiles
+    .preferred`), else the cluster kernel for problems of at least CLUSTER_MIN_UNITS units; either only when the
+    alphas fit (|alpha| * 2^28 within fp32).  Otherwise the first grouped kernel (which has a normal-operand
     variant for large alphas)."""
     from .grouped_gemm_cluster import alphas_fit, cluster_units
+    from . import grouped_gemm_mtiles as mtiles
 
+    if sm_count is None:
+        sm_count = driver.device().properties.sm_count
+    if mtiles.preferred(shapes, sm_count) and (alphas is None or alphas_fit(alphas)):
+        return "wgmma_mtiles"
     units = cluster_units(shapes)
     if units is None or units < CLUSTER_MIN_UNITS or (alphas is not None and not alphas_fit(alphas)):
         return "wgmma"
@@ -538,19 +550,19 @@ def variant_for(shapes, alphas=None) -> str:
 def plan_grouped_gemm(shapes, *, layouts=None, device=None, variant: str = "auto"):
     """A cached grouped plan for ``shapes`` (list of (m, n, k)); layouts default contiguous.
 
-    ``variant``: "auto" (:func:`variant_for` without alphas: the cluster kernel), "wgmma" or
-    "wgmma_cluster".  Both plans take the same call."""
+    ``variant``: "auto" (:func:`variant_for` without alphas), "wgmma", "wgmma_cluster" or "wgmma_mtiles" (groups
+    sharing n and k only).  Every plan takes the same call."""
     from .gemm import GemmLayout
 
     shapes = tuple(tuple(int(v) for v in s) if isinstance(s, (tuple, list)) else s for s in shapes)
     grouped_geometry(shapes, 1)
-    if variant == "auto":
-        variant = variant_for(shapes)
-    if variant not in VARIANTS:
+    if variant != "auto" and variant not in VARIANTS:
         raise ValueError(f"variant must be 'auto' or one of {VARIANTS}, got {variant!r}")
+    dev = device if device is not None else driver.device()
+    if variant == "auto":
+        variant = variant_for(shapes, sm_count=dev.properties.sm_count)
     if layouts is None:
         layouts = tuple(GemmLayout.contiguous(m, n, k, 1) for m, n, k in shapes)
-    dev = device if device is not None else driver.device()
     return _cached_plan(shapes, tuple(layouts), dev.ordinal, variant)
 
 
@@ -595,7 +607,7 @@ def grouped_gemm_raw(groups, *, alphas=None, stream=None):
         return [gemm_raw(*grp, stream=stream, alpha=float(a)) for grp, a in zip(groups, al)]
     shapes = [(m, n, k) for m, n, k, _ in info]
     plan = plan_grouped_gemm(shapes, layouts=[lay for *_, lay in info], device=dev,
-                             variant=variant_for(shapes, alphas))
+                             variant=variant_for(shapes, alphas, dev.properties.sm_count))
     return plan(groups, alphas=alphas, stream=stream)
 
 
