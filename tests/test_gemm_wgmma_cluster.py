@@ -183,11 +183,18 @@ def test_kernel_file_is_ascii_with_a_header():
 @pytest.mark.parametrize("m,n,k,l,cluster,maxc,wgs", [
     (128, 7168, 16384, 1, 2, 66, 2), (128, 4096, 7168, 1, 2, 66, 2), (128, 7168, 2048, 1, 4, 32, 2),
     (300, 1000, 1088, 2, 2, 66, 2), (1, 1, 64, 1, 4, 32, 2), (129, 130, 320, 3, 1, 132, 2), (64, 384, 2304, 1, 2, 7, 2),
-    (128, 7168, 16384, 1, 2, 66, 3), (128, 4096, 7168, 1, 1, 132, 3), (300, 1000, 1088, 2, 4, 32, 3)])
+    (128, 7168, 16384, 1, 2, 66, 3), (128, 4096, 7168, 1, 1, 132, 3), (300, 1000, 1088, 2, 4, 32, 3),
+    (1408, 4096, 7168, 1, 2, 66, 2), (1664, 7168, 2048, 1, 2, 66, 2), (1408, 4096, 16384, 1, 2, 66, 2)])
 def test_every_unit_once_per_rank_and_partials_in_distinct_slots(m, n, k, l, cluster, maxc, wgs):
     g = CL.cluster_geometry(m, n, k, l, maxc, cluster=cluster, consumer_wgs=wgs)
-    assert g.clusters <= max(maxc, -(-g.units // CL.MAX_CHAIN_UNITS))
-    assert g.units_per_cluster <= CL.MAX_CHAIN_UNITS
+    if g.k_stages <= CL.MAX_CHAIN_UNITS:
+        assert g.clusters <= maxc  # one wave, however long the runs (1408x4096x7168: 75 units each)
+    else:
+        assert g.units_per_cluster <= CL.MAX_CHAIN_UNITS and g.clusters <= max(maxc, -(-g.units // CL.MAX_CHAIN_UNITS))
+    for q in range(g.clusters):  # no run holds more than MAX_CHAIN_UNITS units of one tile: one fp32 chain each
+        lo, hi = q * g.units_per_cluster, min((q + 1) * g.units_per_cluster, g.units)
+        for t in range(lo // g.k_stages, (hi - 1) // g.k_stages + 1):
+            assert min(hi, (t + 1) * g.k_stages) - max(lo, t * g.k_stages) <= CL.MAX_CHAIN_UNITS
     seen = np.zeros(g.units, dtype=int)
     slots = {}
     for q in range(g.clusters):

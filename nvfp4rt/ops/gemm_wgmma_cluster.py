@@ -320,7 +320,9 @@ def cluster_geometry(m: int, n: int, k: int, l: int, max_clusters: int, *, clust
         return GemmClusterGeometry(m, n, k, l, cluster, m_tiles, n_tiles, k_stages, units, upc, units // upc, s,
                                    int(ab), int(consumer_wgs), int(ksplit))
     if units_per_cluster is None:
-        upc = min(-(-units // max_clusters), MAX_CHAIN_UNITS)  # one wave; no chain past 8192 k
+        upc = -(-units // max_clusters)  # one wave
+        if k_stages > MAX_CHAIN_UNITS:  # no chain past 8192 k (otherwise a run holds at most k_stages of one tile)
+            upc = min(upc, MAX_CHAIN_UNITS)
     else:
         upc = positive_int("units_per_cluster", units_per_cluster)
     return GemmClusterGeometry(m, n, k, l, cluster, m_tiles, n_tiles, k_stages, units, upc, -(-units // upc), s,
