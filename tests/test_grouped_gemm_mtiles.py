@@ -144,6 +144,12 @@ def test_schedule_runs_one_stream_k_wave_otherwise():
     assert GM.schedule(1, 88 * 128, 4096, 132, 66)[0] == 2
 
 
+def test_whole_tile_rings_fit_the_shared_memory_of_a_hopper_block():
+    st, ab = GM.WHOLE_TILE_RINGS
+    assert CL.shared_bytes(st, ab) <= 227 * 1024  # the opt-in limit of an H100 / H200 block
+    assert CL.cluster_geometry(640, 3072, 4096, 1, 132, cluster=1, stages=st, a_bufs=ab, units_per_cluster=16).grid == 120
+
+
 def test_stream_k_runs_keep_chains_short():
     for tiles, n, k in [(11, 4096, 7168), (13, 7168, 2048), (2, 7168, 9216), (3, 512, 16384)]:
         cl, upc = GM.schedule(tiles, n, k, 132, 66)

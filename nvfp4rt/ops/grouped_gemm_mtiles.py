@@ -32,7 +32,7 @@ from . import gemm_wgmma_cluster as CL
 from .grouped_gemm import GroupedOperands, K_MULTIPLE, STAGE_K
 
 __all__ = ["GroupedGemmMTilePlan", "MTile", "mtiles", "schedule", "build_mtile_table", "supports", "preferred",
-           "MTILE_ENTRY_BYTES", "WHOLE_TILE_SLACK", "STREAMK_MIN_STAGES"]
+           "MTILE_ENTRY_BYTES", "WHOLE_TILE_SLACK", "STREAMK_MIN_STAGES", "WHOLE_TILE_RINGS"]
 
 #: bytes per m-tile table entry (the PTX header's "GROUPS BY M TILE" has the layout)
 MTILE_ENTRY_BYTES = 448
@@ -46,6 +46,10 @@ WHOLE_TILE_SLACK = 3
 #: Measured on the H100 (docs/grouped_gemm.md): competition case 1 (28 stages) 146.6 against 151.7 us, case 2
 #: (8 stages) 97.9 against 91.1.
 STREAMK_MIN_STAGES = 16
+#: (B stages, a16 buffers) of a whole-tile schedule when the caller gives neither: two B stages and eight a16 buffers
+#: measured 35.3-35.4 us on competition case 3 against 35.8 for the GEMM's default (4, 6) and 38.3-39.3 with four
+#: a16 buffers (H100, docs/device-logs/2026-11-22-session15/11-case3-rings.log)
+WHOLE_TILE_RINGS = (2, 8)
 
 
 @dataclass(frozen=True)
@@ -178,8 +182,10 @@ class GroupedGemmMTilePlan(GroupedOperands):
         n, k = shapes[0][1], shapes[0][2]
         mv = _ROWS * len(tiles)
 
-        def kernel_for(cl):
-            geo = CL.cluster_geometry(mv, n, k, 1, 1, cluster=cl, stages=stages, a_bufs=a_bufs)
+        k_stages = -(-k // STAGE_K)
+
+        def kernel_for(cl, st, ab):
+            geo = CL.cluster_geometry(mv, n, k, 1, 1, cluster=cl, stages=st, a_bufs=ab)
             if geo.shared_mem > props.max_shared_per_block_optin:
                 raise ValueError(f"stages={geo.num_stages}, a_bufs={geo.a_bufs} need {geo.shared_mem} bytes of shared "
                                  f"memory; the device allows {props.max_shared_per_block_optin}")
@@ -189,16 +195,19 @@ class GroupedGemmMTilePlan(GroupedOperands):
             return cons, kern, CL._max_active_clusters(kern, cl, geo.threads, geo.shared_mem, props.sm_count)
 
         if cluster is None:
-            _, _, max_ctas = kernel_for(1)
-            _, _, max_pairs = kernel_for(2)
+            _, _, max_ctas = kernel_for(1, stages, a_bufs)
+            _, _, max_pairs = kernel_for(2, stages, a_bufs)
             cl, upc = schedule(len(tiles), n, k, max_ctas, max_pairs)
         else:
             cl, upc = cluster, None
         if units_per_cluster is not None:
             upc = units_per_cluster
-        self.constants, self.kernel, self.max_clusters = kernel_for(cl)
-        self.geometry = g = CL.cluster_geometry(mv, n, k, 1, self.max_clusters, cluster=cl, stages=stages,
-                                                a_bufs=a_bufs, units_per_cluster=upc)
+        st, ab = stages, a_bufs
+        if cl == 1 and upc == k_stages and stages is None and a_bufs is None:  # whole tiles: a deeper a16 ring
+            st, ab = WHOLE_TILE_RINGS
+        self.constants, self.kernel, self.max_clusters = kernel_for(cl, st, ab)
+        self.geometry = g = CL.cluster_geometry(mv, n, k, 1, self.max_clusters, cluster=cl, stages=st,
+                                                a_bufs=ab, units_per_cluster=upc)
         self.shared_mem = g.shared_mem
 
         from ..memory import DeviceAllocation
