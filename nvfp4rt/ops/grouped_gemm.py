@@ -379,6 +379,42 @@ class GroupedOperands:
         driver.call("cuMemcpy2DAsync", cp, stream_handle)
         return buf.ptr
 
+    # ---- the plans that decode A once per call (the cluster and m-tile kernels)
+    def _setup_decoded_a(self, workspace_bytes: int, counters: int) -> None:
+        """The grouped A decode, its A16 buffer and device table, the stream-K workspace, zeroed counters, and one
+        a16 map per group (A16 never moves, so the maps are built once)."""
+        from ..memory import DeviceAllocation
+        from .decode_a16 import GROUPED_TABLE_ENTRY, GroupedDecodeA16
+
+        dev, G = self.device, len(self.shapes)
+        self._decode = GroupedDecodeA16([(m, k) for m, _, k in self.shapes], device=dev)
+        self._a16 = DeviceAllocation(self._decode.out_bytes, dev)
+        self._ws = DeviceAllocation(workspace_bytes, dev)
+        self._counters = DeviceAllocation(4 * counters, dev)
+        driver.call("cuMemsetD32", self._counters.ptr, 0, counters)
+        self._decode_table = DeviceAllocation((G + 1) * GROUPED_TABLE_ENTRY, dev)
+        self._a16_maps = [self._map(i, "a16", self._a16.ptr + self._decode.offsets[i], False, dtype="float16")
+                          for i in range(G)]
+
+    def _decoded_a_call(self, groups, alphas, stream):
+        """One call's checked inputs for a plan that decodes A once: (alphas, pointers, stream handle, upload key,
+        whether any group's sfb goes through padded rows: then its scales are copied again every call)."""
+        from ..launch import _stream_handle
+
+        alphas = self._alphas(alphas)
+        big = float(np.finfo(np.float32).max)
+        if not all(abs(a) * 2.0**28 <= big for a in alphas):
+            raise ValueError("alphas: |alpha| * 2^28 must fit in fp32 (the kernel's operand scaling)")
+        ptrs = self._group_pointers(list(groups))
+        handle = _stream_handle(stream, self.device)
+        padded = any(self._scale_padded(i, "sfb", p[3]) for i, p in enumerate(ptrs))
+        return alphas, ptrs, handle, (tuple(ptrs), tuple(alphas)), padded
+
+    def _decode_table_for(self, ptrs) -> np.ndarray:
+        """The grouped decode's table for these ``(a, b, sfa, sfb, c)`` pointers."""
+        return self._decode.table([p[0] for p in ptrs], [p[2] for p in ptrs], [lay.a_row for lay in self.layouts],
+                                  [lay.sfa_row for lay in self.layouts])
+
     def _upload(self, key, uploads, stream_handle) -> None:
         """Copy each (device allocation, host array) of ``uploads`` when ``key`` differs from the last upload's.
         The host arrays are kept alive until the next upload (pageable copies are staged at once)."""

@@ -352,16 +352,10 @@ class GroupedGemmClusterPlan(GroupedOperands):
         self.shared_mem = g.shared_mem
 
         from ..memory import DeviceAllocation
-        from .decode_a16 import GroupedDecodeA16
 
         G = len(shapes)
-        self._decode = GroupedDecodeA16([(m, k) for m, _, k in shapes], device=dev)
-        self._a16 = DeviceAllocation(self._decode.out_bytes, dev)
-        self._ws = DeviceAllocation(g.workspace_bytes, dev)
-        self._counters = DeviceAllocation(4 * g.counters, dev)
-        driver.call("cuMemsetD32", self._counters.ptr, 0, g.counters)
+        self._setup_decoded_a(g.workspace_bytes, g.counters)
         self._table = DeviceAllocation((G + 1) * TABLE_ENTRY_BYTES, dev)
-        self._decode_table = DeviceAllocation((G + 1) * TABLE_ENTRY_BYTES, dev)
         self._tmap_buf = DeviceAllocation(G * TMAPS_PER_GROUP_BYTES, dev)
         starts = np.array(g.starts, dtype=np.uint32)
         tile_ctas = g.tile_ctas_table()
@@ -369,9 +363,7 @@ class GroupedGemmClusterPlan(GroupedOperands):
         self._tile_ctas = DeviceAllocation(tile_ctas.nbytes, dev)
         driver.call("cuMemcpyHtoD", self._starts.ptr, starts.ctypes.data, starts.nbytes)
         driver.call("cuMemcpyHtoD", self._tile_ctas.ptr, tile_ctas.ctypes.data, tile_ctas.nbytes)
-        # the A16 maps never move: built once, written into the map buffer's image on every upload
-        self._a16_maps = [self._map(i, "a16", self._a16.ptr + self._decode.offsets[i], False, dtype="float16")
-                          for i in range(G)]
+        # the A16 maps (_setup_decoded_a) are written into the map buffer's image on every upload
         self._host_maps = np.zeros(G * TMAPS_PER_GROUP_BYTES, dtype=np.uint8)
         self._launch = None
 
@@ -398,16 +390,8 @@ class GroupedGemmClusterPlan(GroupedOperands):
 
     def run(self, groups, alphas=None, stream=None):
         """Launch the grouped decode and the grouped GEMM on ``stream``; returns the list of c."""
-        from ..launch import _stream_handle
-
         groups = list(groups)
-        alphas = self._alphas(alphas)
-        if not alphas_fit(alphas):
-            raise ValueError("alphas: |alpha| * 2^28 must fit in fp32 (the kernel's operand scaling)")
-        ptrs = self._group_pointers(groups)
-        handle = _stream_handle(stream, self.device)
-        key = (tuple(ptrs), tuple(alphas))
-        padded_any = any(self._scale_padded(i, "sfb", p[3]) for i, p in enumerate(ptrs))
+        alphas, ptrs, handle, key, padded_any = self._decoded_a_call(groups, alphas, stream)
         if key != self._uploaded_key or padded_any:  # padded scales are copied again every call
             for i, p in enumerate(ptrs):
                 maps = [self._a16_maps[i], self._map(i, "b", p[1], False), self._scale_map(i, "sfb", p[3], handle)]
@@ -417,9 +401,7 @@ class GroupedGemmClusterPlan(GroupedOperands):
             if key != self._uploaded_key:
                 table = build_table(self.geometry, [p[4] for p in ptrs], [lay.c_row for lay in self.layouts],
                                     [a * _ALPHA_SCALE for a in alphas])
-                dtable = self._decode.table([p[0] for p in ptrs], [p[2] for p in ptrs],
-                                            [lay.a_row for lay in self.layouts], [lay.sfa_row for lay in self.layouts])
-                self._upload(key, [(self._table, table), (self._decode_table, dtable),
+                self._upload(key, [(self._table, table), (self._decode_table, self._decode_table_for(ptrs)),
                                    (self._tmap_buf, self._host_maps.copy())], handle)
         self._decode.launch(self._decode_table.ptr, self._a16.ptr, handle)
         g = self.geometry

@@ -26,7 +26,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import driver
 from ..launch import Pointer
 from . import gemm_wgmma_cluster as CL
 from .grouped_gemm import GroupedOperands, K_MULTIPLE, STAGE_K
@@ -211,19 +210,9 @@ class GroupedGemmMTilePlan(GroupedOperands):
         self.shared_mem = g.shared_mem
 
         from ..memory import DeviceAllocation
-        from .decode_a16 import GroupedDecodeA16
 
-        G = len(shapes)
-        self._decode = GroupedDecodeA16([(m, k) for m, _, k in shapes], device=dev)
-        self._a16 = DeviceAllocation(self._decode.out_bytes, dev)
-        self._ws = DeviceAllocation(g.workspace_bytes, dev)
-        self._counters = DeviceAllocation(4 * g.counters, dev)
-        driver.call("cuMemsetD32", self._counters.ptr, 0, g.counters)
+        self._setup_decoded_a(g.workspace_bytes, g.counters)
         self._mtab = DeviceAllocation(len(tiles) * MTILE_ENTRY_BYTES, dev)
-        self._decode_table = DeviceAllocation((G + 1) * 64, dev)
-        # the A16 maps never move: built once
-        self._a16_maps = [self._map(i, "a16", self._a16.ptr + self._decode.offsets[i], False, dtype="float16")
-                          for i in range(G)]
         self._launch = None
 
     def map_spec(self, i: int, which: str, padded: bool = False):
@@ -246,26 +235,15 @@ class GroupedGemmMTilePlan(GroupedOperands):
 
     def run(self, groups, alphas=None, stream=None):
         """Launch the grouped decode and the GEMM on ``stream``; returns the list of c."""
-        from ..launch import _stream_handle
-
         groups = list(groups)
-        alphas = self._alphas(alphas)
-        big = float(np.finfo(np.float32).max)
-        if not all(abs(a) * _ALPHA_SCALE <= big for a in alphas):
-            raise ValueError("alphas: |alpha| * 2^28 must fit in fp32 (the kernel's operand scaling)")
-        ptrs = self._group_pointers(groups)
-        handle = _stream_handle(stream, self.device)
-        key = (tuple(ptrs), tuple(alphas))
-        padded_any = any(self._scale_padded(i, "sfb", p[3]) for i, p in enumerate(ptrs))
+        alphas, ptrs, handle, key, padded_any = self._decoded_a_call(groups, alphas, stream)
         if key != self._uploaded_key or padded_any:  # padded scales are copied again every call
             maps = [(self._map(i, "b", p[1], False).bytes, self._scale_map(i, "sfb", p[3], handle).bytes,
                      self._a16_maps[i].bytes) for i, p in enumerate(ptrs)]
             if key != self._uploaded_key:
                 table = build_mtile_table(self.tiles, maps, [p[4] for p in ptrs], [lay.c_row for lay in self.layouts],
                                           [a * _ALPHA_SCALE for a in alphas])
-                dtable = self._decode.table([p[0] for p in ptrs], [p[2] for p in ptrs],
-                                            [lay.a_row for lay in self.layouts], [lay.sfa_row for lay in self.layouts])
-                self._upload(key, [(self._mtab, table), (self._decode_table, dtable)], handle)
+                self._upload(key, [(self._mtab, table), (self._decode_table, self._decode_table_for(ptrs))], handle)
         self._decode.launch(self._decode_table.ptr, self._a16.ptr, handle)
         g = self.geometry
         if self._launch is None:
