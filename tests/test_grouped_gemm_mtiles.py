@@ -81,6 +81,14 @@ def test_bad_shapes_raise(shapes, match):
     assert not GM.supports(shapes)
 
 
+def test_preference_is_cached_per_shape_tuple():
+    GM._preferred.cache_clear()
+    assert GM.preferred(COMPETITION[2], 132) and GM.preferred([list(s) for s in COMPETITION[2]], 132)
+    assert GM._preferred.cache_info().hits == 1  # the op layer asks on every call
+    assert not GM.preferred(COMPETITION[1], 132)  # 8-stage tiles in stream-K: the cluster kernel
+    assert not GM.preferred([(64, 128, 256), (64, 256, 256)], 132) and not GM.preferred([("x", 1, 64)], 132)
+
+
 def test_supports_needs_shared_nk_and_alphas_that_fit():
     assert GM.supports(COMPETITION[0])
     assert GM.supports(COMPETITION[0], alphas=[2.0] * 8)

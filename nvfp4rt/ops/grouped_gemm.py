@@ -38,7 +38,7 @@ from ._args import positive_int
 __all__ = ["grouped_gemm", "grouped_gemm_raw", "plan_grouped_gemm", "GroupedGemmPlan", "GroupedGeometry",
            "grouped_geometry", "build_table", "tile_contributors", "workspace_slot", "find_group", "TILE",
            "STAGE_K", "K_MULTIPLE", "TABLE_ENTRY_BYTES", "TMAPS_PER_GROUP_BYTES", "WGMMA_DEPTHS", "kernel_constants",
-           "operands_normal", "shared_bytes", "whole_tile_units", "WHOLE_TILE_SLACK", "GroupedOperands", "VARIANTS",
+           "operands_normal", "shared_bytes", "whole_tile_units", "WHOLE_TILE_SLACK", "GroupedOperands", "alphas_fit", "VARIANTS",
            "variant_for", "CLUSTER_MIN_UNITS"]
 
 _KERNEL_FILE = "grouped_gemm_nvfp4_wgmma.ptx"
@@ -259,6 +259,12 @@ def _check_group_layout(i, m, n, k, lay):
         raise ValueError(f"group {i}: c_row must be at least n = {n} elements")
 
 
+def alphas_fit(alphas) -> bool:
+    """Whether every alpha survives the 2^28 operand scaling of the kernels that decode A once (within fp32)."""
+    big = float(np.finfo(np.float32).max)
+    return all(abs(float(a)) * 2.0**28 <= big for a in alphas)
+
+
 class GroupedOperands:
     """What both grouped plans do with their groups: validate shapes, layouts and device at construction;
     per call, check the ``(a, b, sfa, sfb, c)`` pointers and alphas, keep one tensor map per group and
@@ -402,8 +408,7 @@ class GroupedOperands:
         from ..launch import _stream_handle
 
         alphas = self._alphas(alphas)
-        big = float(np.finfo(np.float32).max)
-        if not all(abs(a) * 2.0**28 <= big for a in alphas):
+        if not alphas_fit(alphas):
             raise ValueError("alphas: |alpha| * 2^28 must fit in fp32 (the kernel's operand scaling)")
         ptrs = self._group_pointers(list(groups))
         handle = _stream_handle(stream, self.device)
@@ -414,6 +419,14 @@ class GroupedOperands:
         """The grouped decode's table for these ``(a, b, sfa, sfb, c)`` pointers."""
         return self._decode.table([p[0] for p in ptrs], [p[2] for p in ptrs], [lay.a_row for lay in self.layouts],
                                   [lay.sfa_row for lay in self.layouts])
+
+    def _launch_gemm(self, stream, prepare) -> None:
+        """Launch the plan's GEMM on ``stream``: prepared by ``prepare()`` on the first call, re-streamed after."""
+        if self._launch is None:
+            self._launch = prepare()
+        else:
+            self._launch.set_stream(stream)
+        self._launch.launch()
 
     def _upload(self, key, uploads, stream_handle) -> None:
         """Copy each (device allocation, host array) of ``uploads`` when ``key`` differs from the last upload's.
@@ -570,7 +583,7 @@ def variant_for(shapes, alphas=None, sm_count: int | None = None) -> str:
     .preferred`), else the cluster kernel for problems of at least CLUSTER_MIN_UNITS units; either only when the
     alphas fit (|alpha| * 2^28 within fp32).  Otherwise the first grouped kernel (which has a normal-operand
     variant for large alphas)."""
-    from .grouped_gemm_cluster import alphas_fit, cluster_units
+    from .grouped_gemm_cluster import cluster_units
     from . import grouped_gemm_mtiles as mtiles
 
     if sm_count is None:

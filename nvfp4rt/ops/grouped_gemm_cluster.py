@@ -26,7 +26,7 @@ from ..launch import Pointer
 from ..ptxsource import ptx_dir
 from ._args import positive_int
 from .gemm_wgmma_cluster import DEFAULT_HEAD_WAIT, head_constants
-from .grouped_gemm import GroupedOperands, K_MULTIPLE, MAX_GROUPS, STAGE_K, pack_table
+from .grouped_gemm import GroupedOperands, K_MULTIPLE, MAX_GROUPS, STAGE_K, alphas_fit, pack_table  # noqa: F401
 
 __all__ = ["GroupedGemmClusterPlan", "GroupedClusterGeometry", "ClusterGroup", "cluster_geometry", "build_table",
            "unit_cost", "supports", "cluster_units", "shared_bytes", "kernel_constants", "TILE_M", "TILE_N", "TOKEN_STEP",
@@ -273,11 +273,6 @@ def build_table(geo: GroupedClusterGeometry, c_ptrs, c_rows, alphas) -> np.ndarr
     return pack_table(words, geo.units, c_ptrs, c_rows, alphas)
 
 
-def alphas_fit(alphas) -> bool:
-    big = float(np.finfo(np.float32).max)
-    return all(abs(float(a)) * _ALPHA_SCALE <= big for a in alphas)
-
-
 @lru_cache(maxsize=1024)
 def _units(shapes: tuple):
     try:
@@ -405,15 +400,11 @@ class GroupedGemmClusterPlan(GroupedOperands):
                                    (self._tmap_buf, self._host_maps.copy())], handle)
         self._decode.launch(self._decode_table.ptr, self._a16.ptr, handle)
         g = self.geometry
-        if self._launch is None:
-            self._launch = self.kernel.prepare(
-                Pointer(self._tmap_buf.ptr), Pointer(self._table.ptr), Pointer(self._starts.ptr),
-                Pointer(self._tile_ctas.ptr), Pointer(self._ws.ptr), Pointer(self._counters.ptr), g.num_stages,
-                grid=g.grid, block=_THREADS, cluster=(g.cluster, 1, 1), shared_mem=self.shared_mem, stream=stream,
-                programmatic=True)
-        else:
-            self._launch.set_stream(stream)
-        self._launch.launch()
+        self._launch_gemm(stream, lambda: self.kernel.prepare(
+            Pointer(self._tmap_buf.ptr), Pointer(self._table.ptr), Pointer(self._starts.ptr),
+            Pointer(self._tile_ctas.ptr), Pointer(self._ws.ptr), Pointer(self._counters.ptr), g.num_stages,
+            grid=g.grid, block=_THREADS, cluster=(g.cluster, 1, 1), shared_mem=self.shared_mem, stream=stream,
+            programmatic=True))
         return [grp[4] for grp in groups]
 
     __call__ = run

@@ -23,23 +23,22 @@ tile at the tensor peak (1.46 us on the H100), while the grouped cluster kernel'
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
 from ..launch import Pointer
 from . import gemm_wgmma_cluster as CL
-from .grouped_gemm import GroupedOperands, K_MULTIPLE, STAGE_K
+from ._args import positive_int
+from .grouped_gemm import WHOLE_TILE_SLACK, GroupedOperands, K_MULTIPLE, STAGE_K, alphas_fit
 
 __all__ = ["GroupedGemmMTilePlan", "MTile", "mtiles", "schedule", "build_mtile_table", "supports", "preferred",
-           "MTILE_ENTRY_BYTES", "WHOLE_TILE_SLACK", "STREAMK_MIN_STAGES", "WHOLE_TILE_RINGS"]
+           "MTILE_ENTRY_BYTES", "STREAMK_MIN_STAGES", "WHOLE_TILE_RINGS"]
 
 #: bytes per m-tile table entry (the PTX header's "GROUPS BY M TILE" has the layout)
 MTILE_ENTRY_BYTES = 448
-_ROWS = 128  # A rows per m tile (the GEMM's TILE)
-_ALPHA_SCALE = 2.0**28
-#: whole tiles (cluster 1, one tile per CTA) are taken when they fit one wave and a tile is at most this many
-#: k256 units longer than an even share of all units (the first grouped kernel's rule, docs/grouped_gemm.md)
-WHOLE_TILE_SLACK = 3
+_ROWS = CL.TILE  # A rows per m tile
+_ALPHA_SCALE = CL._ALPHA_SCALE
 #: where the schedule is stream-K, the m-tile kernel is chosen only for tiles of at least this many k256 stages: each
 #: 128 x 128 tile ends with its own epilogue, which the grouped cluster kernel's 256-row tiles pay half as often.
 #: Measured on the H100 (docs/grouped_gemm.md): competition case 1 (28 stages) 146.6 against 151.7 us, case 2
@@ -69,8 +68,7 @@ def _shared_nk(shapes) -> tuple[int, int]:
         if not isinstance(s, (tuple, list)) or len(s) != 3:
             raise ValueError(f"group {i}: expected (m, n, k), got {s!r}")
         for nm, v in zip("mnk", s):
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
-                raise ValueError(f"group {i}: {nm} must be a positive int, got {v!r}")
+            positive_int(f"group {i}: {nm}", v)
         if s[2] % K_MULTIPLE:
             raise ValueError(f"group {i}: k must be a multiple of {K_MULTIPLE}, got {s[2]}")
     n, k = int(shapes[0][1]), int(shapes[0][2])
@@ -136,14 +134,22 @@ def supports(shapes, alphas=None) -> bool:
         return False
     if tiles * -(-n // _ROWS) * -(-k // STAGE_K) * 2 >= 2**31:
         return False
-    big = float(np.finfo(np.float32).max)
-    return alphas is None or all(abs(float(a)) * _ALPHA_SCALE <= big for a in alphas)
+    return alphas is None or alphas_fit(alphas)
 
 
 def preferred(shapes, sm_count: int) -> bool:
     """Whether the public API runs these groups on the m-tile kernel (pure): they share n and k, and its schedule
     on a GPU of ``sm_count`` SMs (one CTA per SM) takes whole tiles, or its tiles have at least
     STREAMK_MIN_STAGES k stages."""
+    try:  # the op layer asks on every call: cached per shape tuple
+        key = tuple(tuple(int(v) for v in sh) for sh in shapes)
+    except (TypeError, ValueError):
+        return False
+    return _preferred(key, int(sm_count))
+
+
+@lru_cache(maxsize=1024)
+def _preferred(shapes: tuple, sm_count: int) -> bool:
     if not supports(shapes):
         return False
     n, k = _shared_nk(shapes)
@@ -246,17 +252,13 @@ class GroupedGemmMTilePlan(GroupedOperands):
                 self._upload(key, [(self._mtab, table), (self._decode_table, self._decode_table_for(ptrs))], handle)
         self._decode.launch(self._decode_table.ptr, self._a16.ptr, handle)
         g = self.geometry
-        if self._launch is None:
-            dummy = self._a16_maps[0]  # the by-value maps are unused in this build
-            self._launch = self.kernel.prepare(
-                dummy, dummy, dummy, Pointer(0), Pointer(self._ws.ptr), Pointer(self._counters.ptr), 0, 0, g.m, g.n,
-                g.k_stages, g.m_tiles, g.n_tiles, g.units, g.units_per_cluster, g.num_stages, _ALPHA_SCALE,
-                g.k_stages, 0, 0, Pointer(self._mtab.ptr),
-                grid=g.grid, block=g.threads, cluster=(g.cluster, 1, 1) if g.cluster > 1 else None,
-                shared_mem=self.shared_mem, stream=stream, programmatic=True)
-        else:
-            self._launch.set_stream(stream)
-        self._launch.launch()
+        dummy = self._a16_maps[0]  # the by-value maps are unused in this build
+        self._launch_gemm(stream, lambda: self.kernel.prepare(
+            dummy, dummy, dummy, Pointer(0), Pointer(self._ws.ptr), Pointer(self._counters.ptr), 0, 0, g.m, g.n,
+            g.k_stages, g.m_tiles, g.n_tiles, g.units, g.units_per_cluster, g.num_stages, _ALPHA_SCALE,
+            g.k_stages, 0, 0, Pointer(self._mtab.ptr),
+            grid=g.grid, block=g.threads, cluster=(g.cluster, 1, 1) if g.cluster > 1 else None,
+            shared_mem=self.shared_mem, stream=stream, programmatic=True))
         return [grp[4] for grp in groups]
 
     __call__ = run
