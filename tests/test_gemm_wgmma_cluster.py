@@ -726,6 +726,62 @@ def test_pairs_replace_stream_k_only_where_one_wave_of_them_fits():
     assert CL.choose_ksplit(128, 4096, 7168, 1, 132, max_active={4: 30, 2: 66}) == 1  # where the pairs are asked
 
 
+
+def _streamk(m, n, k, sms=132):
+    g, tiles = CL._ksplit_problem(m, n, k, 1, sms)
+    return g, tiles
+
+
+def test_whole_tiles_replace_stream_k_within_the_slack():
+    """Where no K split fits, one whole tile per CTA wins when its k stages are at most WHOLE_TILE_SLACK above
+    stream-K's estimate (units per cluster + 2 per extra contributor).  The H100 measurements the rule was set by:
+    640x3072x4096 (120 tiles of 16 stages against 15 + 2), 896x2048x3072 (12 against 11 + 2), 384x4096x4096 and
+    768x2048x4096 (16 against 12 + 2): whole tiles faster; 320x3072x4096 (16 against 9 + 3.3): stream-K faster."""
+    for shape, cost in [((640, 3072, 4096), 17.0), ((896, 2048, 3072), 13.0), ((384, 4096, 4096), 14.0),
+                        ((768, 2048, 4096), 14.0), ((256, 7168, 2048), 9.0), ((512, 4096, 1536), 6.0)]:
+        g, tiles = _streamk(*shape)
+        assert CL.streamk_cost(g) == pytest.approx(cost), shape
+        assert CL.choose_ksplit(*shape[:3], 1, 132) == 1, shape  # no K split fits: the rule is asked
+        assert CL.prefer_whole_tiles(g, tiles, 132), shape
+    g, tiles = _streamk(320, 3072, 4096)
+    assert CL.streamk_cost(g) == pytest.approx(9 + 2 * 5 / 3) and not CL.prefer_whole_tiles(g, tiles, 132)
+    g, tiles = _streamk(640, 3072, 4096)
+    assert not CL.prefer_whole_tiles(g, tiles, 119)  # 120 tiles: not one wave on 119 SMs
+    g, tiles = _streamk(4224, 128, 8448)  # 33 tiles of 33 stages: one chain would pass 8192 k
+    assert g.k_stages == 33 and not CL.prefer_whole_tiles(g, tiles, 132)
+    g, tiles = _streamk(384, 4096, 4096)  # the slack is what takes it: 16 stages against an estimate of 14
+    assert g.k_stages > CL.streamk_cost(g) and CL.prefer_whole_tiles(g, tiles, 132)
+    from nvfp4rt.ops import grouped_gemm, grouped_gemm_mtiles
+    assert grouped_gemm.WHOLE_TILE_SLACK is CL.WHOLE_TILE_SLACK is grouped_gemm_mtiles.WHOLE_TILE_SLACK
+
+
+@pytest.mark.gpu
+@requires_gpu
+def test_default_plan_takes_whole_tiles_where_the_rule_holds():
+    """640x3072x4096, 256x7168x2048 and 896x2048x3072 run one whole tile per CTA with clusters of 1 (no partial: the counters stay
+    unused); 320x3072x4096 keeps stream-K; both distributions match the reference, repeats are bit-identical."""
+    import nvfp4rt
+    from nvfp4rt import data, driver, reference
+
+    if driver.Device(0).properties.sm_count < 120:
+        pytest.skip("the choice is stated for 132 SMs")
+    assert CL.GemmClusterPlan(320, 3072, 4096).geometry.units_per_cluster < 16
+    for (m, n, k) in [(640, 3072, 4096), (256, 7168, 2048), (896, 2048, 3072)]:
+        plan = CL.GemmClusterPlan(m, n, k)
+        g = plan.geometry
+        assert (g.cluster, g.ksplit, g.units_per_cluster, g.grid) == (1, 1, g.k_stages, g.tiles), repr(plan)
+        for distribution in ("competition", "wide"):
+            d = data.gemm_data(m, n, k, 1, seed=None, distribution=distribution)
+            dev = {x: nvfp4rt.from_numpy(np.ascontiguousarray(d.physical(x)).view(np.uint8))
+                   for x in ("a", "b", "sfa", "sfb")}
+            c = nvfp4rt.from_numpy(np.full((1, m, n), np.nan, np.float16))
+            plan.run(dev["a"], dev["b"], dev["sfa"], dev["sfb"], c)
+            first = c.numpy().copy()
+            res = reference.check(first.transpose(1, 2, 0), reference.gemm_ref(d.a, d.b, d.sfa, d.sfb))
+            assert res.ok, (m, n, k, distribution, res.report())
+            plan.run(dev["a"], dev["b"], dev["sfa"], dev["sfb"], c)
+            assert np.array_equal(first.view(np.uint16), c.numpy().view(np.uint16))
+
 def test_pair_head_and_hand_off_sum_in_the_same_order():
     """The head pair's DSMEM sum and the hand-off's sum from the workspace both compute 0 + P(c_lo, 0) + P(c_lo, 1)
     + P(c_lo + 1, 0) + P(c_lo + 1, 1) + ..., so the bits do not depend on which path a tile took."""

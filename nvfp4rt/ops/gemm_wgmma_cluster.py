@@ -33,7 +33,8 @@ from .gemm_wgmma import (GemmFacts, K_MULTIPLE, MAX_CHAIN_UNITS, STAGE_K, TILE, 
 
 __all__ = ["GemmClusterPlan", "GemmClusterGeometry", "cluster_geometry", "choose_ksplit", "supports", "shared_bytes",
            "c_pitch", "kernel_constants", "ks_exchange_bytes", "ks_park_bytes", "ks_pitch", "ksplit_candidates",
-           "ksplit_stages", "pick_ksplit", "prefer_ksplit", "prefer_pairs", "ring_bytes", "CLUSTER_SIZES", "KSPLIT_SIZES",
+           "ksplit_stages", "pick_ksplit", "prefer_ksplit", "prefer_pairs", "prefer_whole_tiles", "streamk_cost",
+           "STREAMK_UNITS_PER_EXTRA", "WHOLE_TILE_SLACK", "ring_bytes", "CLUSTER_SIZES", "KSPLIT_SIZES",
            "WGMMA_DEPTHS", "help_fits", "help_schedule", "MAX_HELP_SEGMENTS", "MAX_HELP_SLOTS"]
 
 _KERNEL_FILE = "gemm_nvfp4_wgmma_cluster.ptx"
@@ -333,6 +334,9 @@ def cluster_geometry(m: int, n: int, k: int, l: int, max_clusters: int, *, clust
 #: (fitted on the H100, docs/device-logs/2026-11-22-session8/04-occupancy-ab.log: 1 picks stream-K for
 #: 128x7168x16384, 1.3 us slower than the K split; 3 picks the split for 128x4096x7168, 3.4 us slower)
 STREAMK_UNITS_PER_EXTRA = 2
+#: How many k256 units longer than the stream-K estimate (:func:`streamk_cost`) a CTA's whole tile may run and still
+#: be taken instead (:func:`prefer_whole_tiles`); the grouped plans use the same slack against an even share
+WHOLE_TILE_SLACK = 3
 
 
 def choose_ksplit(m: int, n: int, k: int, l: int, sm_count: int, *, consumer_wgs: int = DEFAULT_CONSUMER_WGS,
@@ -369,8 +373,26 @@ def prefer_ksplit(streamk: GemmClusterGeometry, tiles: int, sm_count: int, sizes
     if not fits:
         return 1
     best = max(fits)  # fewest stages per CTA
+    return best if kb // best <= streamk_cost(streamk) else 1
+
+
+def streamk_cost(streamk: GemmClusterGeometry) -> float:
+    """The stream-K schedule's estimated cost in k256 units of main-loop time (pure): its units per cluster plus
+    ``STREAMK_UNITS_PER_EXTRA`` per extra contributor of an average tile."""
     extra = sum(len(streamk.contributors(t)) - 1 for t in range(streamk.tiles)) / streamk.tiles
-    return best if kb // best <= streamk.units_per_cluster + STREAMK_UNITS_PER_EXTRA * extra else 1
+    return streamk.units_per_cluster + STREAMK_UNITS_PER_EXTRA * extra
+
+
+def prefer_whole_tiles(streamk: GemmClusterGeometry, tiles: int, max_ctas: int) -> bool:
+    """Whether one whole tile per CTA (clusters of 1, ``units_per_cluster = k_stages``: no partial, no exchange)
+    replaces the stream-K schedule (pure; asked where no K split fits).  It must take every tile in one wave of
+    ``max_ctas`` CTAs, hold at most MAX_CHAIN_UNITS stages, and cost at most WHOLE_TILE_SLACK units more than
+    :func:`streamk_cost`: the exchange of a split tile costs more than that model's constant where the tiles'
+    runs are short.  Measured on the H100 (docs/gemm.md, "Whole tiles"; whole calls, us, stream-K against whole
+    tiles): 640x3072x4096 40.9 / 34.7, 256x7168x2048 26.1 / 21.9, 896x2048x3072 34.0 / 28.6, 384x4096x4096 35.6 /
+    33.5 (2 units over the model), 768x2048x4096 35.9 / 34.3 (2 over); 320x3072x4096 31.0 / 32.5 (3.7 over)."""
+    kb = streamk.k_stages
+    return tiles <= max_ctas and kb <= MAX_CHAIN_UNITS and kb <= streamk_cost(streamk) + WHOLE_TILE_SLACK
 
 
 def prefer_pairs(units: int, k_stages: int, max_pairs: int) -> bool:
@@ -571,9 +593,14 @@ class GemmClusterPlan(GemmFacts):
                 geo, _, kern = variant(cand)
                 return kern, geo.shared_mem
 
-            ks = pick_ksplit(*_ksplit_problem(m, n, k, l, props.sm_count, consumer_wgs), props.sm_count,
-                             KSPLIT_SIZES, kernel_for, probe.threads)
-            if ks == 1 and consumer_wgs == 2:  # stream-K: pairs instead, where one wave of them takes every unit
+            streamk, tiles = _ksplit_problem(m, n, k, l, props.sm_count, consumer_wgs)
+            ks = pick_ksplit(streamk, tiles, props.sm_count, KSPLIT_SIZES, kernel_for, probe.threads)
+            if ks == 1 and consumer_wgs == 2 and prefer_whole_tiles(streamk, tiles, props.sm_count):
+                cluster, units_per_cluster = 1, streamk.k_stages  # one whole tile per CTA
+                probe = cluster_geometry(m, n, k, l, 1, cluster=1, stages=stages, a_bufs=a_bufs,
+                                         units_per_cluster=units_per_cluster, consumer_wgs=consumer_wgs)
+                self.constants = kernel_constants(1, probe.a_bufs, wgmma_depth, consumer_wgs, head_check, head_wait)
+            elif ks == 1 and consumer_wgs == 2:  # stream-K: pairs instead, where one wave of them takes every unit
                 geo, cons, kern = variant(2, True)
                 kern.set_max_dynamic_shared(geo.shared_mem)
                 pairs = prefer_pairs(geo.units, geo.k_stages,

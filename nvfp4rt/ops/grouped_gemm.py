@@ -34,6 +34,7 @@ from .. import driver
 from ..launch import Pointer
 from ..ptxsource import ptx_dir
 from ._args import positive_int
+from .gemm_wgmma_cluster import WHOLE_TILE_SLACK
 
 __all__ = ["grouped_gemm", "grouped_gemm_raw", "plan_grouped_gemm", "GroupedGemmPlan", "GroupedGeometry",
            "grouped_geometry", "build_table", "tile_contributors", "workspace_slot", "find_group", "TILE",
@@ -54,8 +55,8 @@ MAX_CHAIN_STAGES = 32
 #: every tile fits one wave, whole tiles are taken unless they run more than this many units past the even share.
 #: Measured on the H100 (docs/grouped_gemm.md, whole tiles against the even share, us): competition case 3, 16
 #: against 15 units, 43.2 / 50.8; 100 tiles, 16 / 13, 43.9 / 46.4; 96 tiles, 16 / 12, 44.4 / 44.0; 88 tiles,
-#: 16 / 11, 43.4 / 42.1; 120 tiles, 28 / 26, 69.7 / 74.2.
-WHOLE_TILE_SLACK = 3
+#: 16 / 11, 43.4 / 42.1; 120 tiles, 28 / 26, 69.7 / 74.2.  (The GEMM's plan takes whole tiles by the same slack,
+#: against its stream-K estimate: gemm_wgmma_cluster.WHOLE_TILE_SLACK, this constant's one definition.)
 K_MULTIPLE = 64
 TABLE_ENTRY_BYTES = 64
 TMAPS_PER_GROUP_BYTES = 512
