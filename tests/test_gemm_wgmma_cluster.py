@@ -849,3 +849,66 @@ def test_default_plan_takes_pairs_where_stream_k_was_kept():
     assert plan.geometry.ks_stream and plan.geometry.grid <= driver.Device(0).properties.sm_count
     assert not CL.GemmClusterPlan(256, 7168, 2048, 1).geometry.ks_stream
     assert not CL.GemmClusterPlan(192, 3072, 16384, 1).geometry.ks_stream
+
+
+# ============================================================== repeat calls (the plans' launch-only path)
+
+def test_repeat_key_is_the_stream_and_the_addresses():
+    """A plan relaunches as it is only when the stream and every operand address equal its last call's; an
+    operand without ``ptr`` gives no key (the call takes the checked path, which names the argument)."""
+    from nvfp4rt.ops.gemm_wgmma import repeat_key
+
+    class Arr:
+        def __init__(self, ptr):
+            self.ptr = ptr
+
+    s = object()
+    assert repeat_key(s, Arr(16), Arr(32)) == repeat_key(s, Arr(16), Arr(32))
+    assert repeat_key(s, Arr(16), Arr(32)) != repeat_key(s, Arr(16), Arr(48))
+    assert repeat_key(s, Arr(16)) != repeat_key(object(), Arr(16))
+    assert repeat_key(None, Arr(16), object()) is None
+
+
+def _gemm_operands(m, n, k, seed=None):
+    import nvfp4rt
+    from nvfp4rt import data
+
+    d = data.gemm_data(m, n, k, 1, seed=seed, distribution="wide")
+    dev = {x: nvfp4rt.from_numpy(np.ascontiguousarray(d.physical(x)).view(np.uint8)) for x in ("a", "b", "sfa", "sfb")}
+    return d, dev
+
+
+@pytest.mark.gpu
+@requires_gpu
+@pytest.mark.parametrize("m,n,k", [(128, 256, 512), (96, 640, 320)])  # the second pads sfb rows on every call
+def test_repeat_calls_follow_new_contents_and_moved_buffers(m, n, k):
+    """Back-to-back calls with the same arrays take the launch-only path: new contents of a, sfa, b and sfb written
+    into the same buffers between calls are used (the decode and, where sfb rows are padded, the copy run on every
+    call); a new output buffer receives the result and the old one is left alone."""
+    import nvfp4rt
+    from nvfp4rt import data, reference
+
+    plan = CL.GemmClusterPlan(m, n, k, 1)
+    d, dev = _gemm_operands(m, n, k)
+    c1 = nvfp4rt.from_numpy(np.full((1, m, n), np.nan, np.float16))
+    args = lambda c: (dev["a"], dev["b"], dev["sfa"], dev["sfb"], c)  # noqa: E731
+    for _ in range(2):
+        plan.run(*args(c1))
+        res = reference.check(c1.numpy().transpose(1, 2, 0), reference.gemm_ref(d.a, d.b, d.sfa, d.sfb))
+        assert res.ok, res.report()
+    assert (plan._repeat is not None) == (not plan._pad_sfb)
+    d2 = data.gemm_data(m, n, k, 1, seed=None, distribution="wide")  # new data into the same buffers
+    for x in ("a", "b", "sfa", "sfb"):
+        dev[x].copy_from_host_async(np.ascontiguousarray(d2.physical(x)).view(np.uint8))
+    plan.run(*args(c1))
+    res = reference.check(c1.numpy().transpose(1, 2, 0), reference.gemm_ref(d2.a, d2.b, d2.sfa, d2.sfb))
+    assert res.ok, res.report()
+    before = c1.numpy().copy()
+    c2 = nvfp4rt.from_numpy(np.full((1, m, n), np.nan, np.float16))
+    plan.run(*args(c2))
+    res = reference.check(c2.numpy().transpose(1, 2, 0), reference.gemm_ref(d2.a, d2.b, d2.sfa, d2.sfb))
+    assert res.ok, res.report()
+    assert np.array_equal(before.view(np.uint16), c1.numpy().view(np.uint16))
+    c1.close()
+    with pytest.raises(ValueError, match="closed"):
+        plan.run(*args(c1))  # a freed output is refused, not written

@@ -507,14 +507,25 @@ def dual_gemm_silu_raw(a, b1, b2, sfa, sfb1, sfb2, c, *, stream=None, alpha1: fl
     ``[n, k/16, l]`` e4m3 (or their uint8 bytes); c fp16.  nvfp4rt device arrays or any DLPack /
     CUDA-array-interface producer.  k % 64 == 0.  Raises NotImplementedError off Hopper.
     """
-    from .gemv import _as_device
+    from .gemv import device_operands
 
     dev = driver.device()
-    names = ("a", "b1", "b2", "sfa", "sfb1", "sfb2", "c")
-    arrs = [_as_device(nm, x, dev) for nm, x in zip(names, (a, b1, b2, sfa, sfb1, sfb2, c))]
-    m, n, k, l, layout = raw_dual_problem(*arrs)
-    plan = plan_dual_gemm_silu(m, n, k, l, layout=layout, alpha1=alpha1, alpha2=alpha2, device=dev)
-    return plan(*arrs, stream=stream)
+    arrs, meta = device_operands(_RAW_NAMES, (a, b1, b2, sfa, sfb1, sfb2, c), dev)
+    return _raw_plan(meta, dev.ordinal, alpha1, alpha2)(*arrs, stream=stream)
+
+
+_RAW_NAMES = ("a", "b1", "b2", "sfa", "sfb1", "sfb2", "c")
+
+
+@lru_cache(maxsize=256)
+def _raw_plan(meta: tuple, ordinal: int, alpha1, alpha2):
+    """The plan of a raw call, by the operands' metadata (:func:`~nvfp4rt.ops.gemv.device_operands`): checks and
+    plan choice once per kind of operands (exceptions are not cached: bad calls are re-checked)."""
+    from .gemv import check_devices
+
+    check_devices(_RAW_NAMES, meta, ordinal)
+    m, n, k, l, layout = raw_dual_problem(*meta)
+    return plan_dual_gemm_silu(m, n, k, l, layout=layout, alpha1=alpha1, alpha2=alpha2, device=driver.Device(ordinal))
 
 
 def dual_gemm_silu(a, b1, b2, out=None, *, stream=None):

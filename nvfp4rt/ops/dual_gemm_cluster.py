@@ -249,6 +249,7 @@ class DualGemmClusterPlan(DualOperands):
         driver.call("cuMemsetD32", self._counters.ptr, 0, g.counters)
         self._a16_map = None
         self._init_operands()
+        self._repeat = None  # repeat_key of the last call, when a repeat of it may skip straight to the launches
 
     def _a16_tensor_map(self):
         from ..tma import TensorMap
@@ -262,10 +263,17 @@ class DualGemmClusterPlan(DualOperands):
     def run(self, a, b1, b2, sfa, sfb1, sfb2, c, stream=None):
         """Launch the A decode and the dual GEMM on ``stream``; returns ``c``."""
         from ..launch import _stream_handle
-        from .gemm_wgmma import launch_with_maps
+        from .gemm_wgmma import launch_with_maps, repeat_key
 
+        repeat = repeat_key(stream, a, b1, b2, sfa, sfb1, sfb2, c)
+        if repeat is not None and repeat == self._repeat:  # the last call's buffers and stream: launch as they are
+            self._decode._launch.launch()
+            self._launch.launch()
+            return c
+        self._repeat = None
         ptrs = self._pointers({"a": a, "b1": b1, "b2": b2, "sfa": sfa, "sfb1": sfb1, "sfb2": sfb2, "c": c})
         handle = _stream_handle(stream, self.device)
+        copies = any(self._pad_needed[sf] or ptrs[sf] % 16 for sf in ("sfb1", "sfb2"))
         maps = self._operand_maps(ptrs, ("b1", "b2"), handle)
         maps["a16"] = self._a16_tensor_map()
         self._decode.launch_pointers(ptrs["a"], ptrs["sfa"], self._a16.ptr, handle)  # a checked above
@@ -279,6 +287,7 @@ class DualGemmClusterPlan(DualOperands):
                 grid=g.grid, block=_THREADS, cluster=(g.launch_cluster, 1, 1), shared_mem=self.shared_mem,
                 stream=stream, programmatic=True)
         self._launched_maps = launch_with_maps(self._launch, self._launched_maps, maps, ptrs["c"], stream)
+        self._repeat = None if copies else repeat  # a per-call scale copy must run again on every call
         return c
 
     __call__ = run

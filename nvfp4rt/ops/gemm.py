@@ -49,7 +49,7 @@ import numpy as np
 from .. import driver
 from ..ptxsource import ptx_dir
 from ._args import competition_operands
-from .gemv import _as_device, _CView, _strides_bytes
+from .gemv import _CView, _strides_bytes, check_devices, device_operands
 
 __all__ = ["gemm", "gemm_raw", "plan_gemm", "raw_problem", "GemmLayout", "GemmMmaPlan", "variant_for", "mma_geometry",
            "K_MULTIPLE", "VARIANTS"]
@@ -388,14 +388,25 @@ def gemm_raw(a, b, sfa, sfb, c, *, stream=None, alpha: float = 1.0, variant: str
     sfa ``[m, k/16, l]``, sfb ``[n, k/16, l]``: e4m3 (``float8_e4m3fn`` or uint8 bit patterns).
     k = 2 * a.shape[1] must be a multiple of 64.  Axis 1 of a, b, sfa, sfb and c must be contiguous.
     """
+    dev = driver.device()
+    arrays, meta = device_operands(_RAW_NAMES, (a, b, sfa, sfb, c), dev)
+    return _raw_plan(meta, dev.ordinal, alpha, variant)(*arrays, stream=stream)
+
+
+_RAW_NAMES = ("a", "b", "sfa", "sfb", "c")
+
+
+@lru_cache(maxsize=256)
+def _raw_plan(meta: tuple, ordinal: int, alpha, variant):
+    """The plan of a raw call, by the operands' :func:`~nvfp4rt.ops.gemv.device_operands` metadata: the checks and
+    the variant choice run once per kind of operands (exceptions are not cached: bad calls are re-checked)."""
     if variant is not None and variant not in VARIANTS:
         raise ValueError(f"variant must be one of {VARIANTS} or None, got {variant!r}")
-    dev = driver.device()
-    a, b, sfa, sfb, c = (_as_device(nm, x, dev) for nm, x in (("a", a), ("b", b), ("sfa", sfa), ("sfb", sfb), ("c", c)))
-    m, n, k, l, layout = raw_problem(a, b, sfa, sfb, c)
+    check_devices(_RAW_NAMES, meta, ordinal)
+    m, n, k, l, layout = raw_problem(*meta)
+    dev = driver.Device(ordinal)
     v = variant or variant_for(dev, m, n, k, l, layout, alpha)
-    plan = _cached_plan(m, n, k, l, layout, float(alpha), dev.ordinal, v)
-    return plan(a, b, sfa, sfb, c, stream=stream)
+    return _cached_plan(m, n, k, l, layout, float(alpha), ordinal, v)
 
 
 # ----------------------------------------------------------------------------- NVFP4Tensor form

@@ -278,11 +278,7 @@ def gemv_raw(a, b, sfa, sfb, c, *, stream=None, alpha: float = 1.0):
     cached per combination: a loop over the same kind of operands pays them once.
     """
     dev = driver.device()
-    arrays = (a, b, sfa, sfb, c)
-    if not all(type(x) in _OUR_ARRAY_TYPES for x in arrays):
-        arrays = tuple(_as_device(n, x, dev) for n, x in zip(_RAW_NAMES, arrays))
-    meta = tuple(_Meta(tuple(x.shape), None if x.strides is None else tuple(x.strides), x.dtype, x.device.ordinal)
-                 for x in arrays)
+    arrays, meta = device_operands(_RAW_NAMES, (a, b, sfa, sfb, c), dev)
     m, k, l, layout = _check_raw(meta, dev.ordinal)
     if layout is None:
         return _gemv_padded(*arrays, m, k, l, dev, stream, alpha)
@@ -291,6 +287,25 @@ def gemv_raw(a, b, sfa, sfb, c, *, stream=None, alpha: float = 1.0):
 
 
 _RAW_NAMES = ("a", "b", "sfa", "sfb", "c")
+
+
+def device_operands(names, arrays, dev) -> tuple[tuple, tuple]:
+    """``(arrays, meta)`` of a raw call: the operands as device arrays (ours pass through; anything else is
+    imported, with errors naming the argument) and one :class:`_Meta` per operand, the hashable key the
+    raw forms cache their checks and plan choice on (shape, byte strides, dtype and device: nothing that
+    changes between calls with the same kind of operands)."""
+    if not all(type(x) in _OUR_ARRAY_TYPES for x in arrays):
+        arrays = tuple(_as_device(n, x, dev) for n, x in zip(names, arrays))
+    meta = tuple(_Meta(tuple(x.shape), None if x.strides is None else tuple(x.strides), x.dtype, x.device.ordinal)
+                 for x in arrays)
+    return arrays, meta
+
+
+def check_devices(names, meta, ordinal: int) -> None:
+    """ValueError naming the first operand whose :class:`_Meta` is on another device than ``ordinal``."""
+    for name, x in zip(names, meta):
+        if x.ordinal != ordinal:
+            raise ValueError(f"{name} is on device {x.ordinal}, but the operation runs on device {ordinal}")
 
 
 class _Meta(NamedTuple):
@@ -306,9 +321,7 @@ class _Meta(NamedTuple):
 def _check_raw(meta: tuple, ordinal: int):
     """``(m, k, l, GemvLayout)`` for valid operands (layout None: k % 32 == 16, the padded path), else a
     TypeError/ValueError naming the operand (exceptions are not cached: bad calls are re-checked)."""
-    for name, x in zip(_RAW_NAMES, meta):
-        if x.ordinal != ordinal:
-            raise ValueError(f"{name} is on device {x.ordinal}, but the operation runs on device {ordinal}")
+    check_devices(_RAW_NAMES, meta, ordinal)
     a, b, sfa, sfb, c = meta
     competition_operands({"a": a, "b": b}, {"sfa": sfa, "sfb": sfb}, {"c": c})
     m, half_k, l = (int(v) for v in a.shape)

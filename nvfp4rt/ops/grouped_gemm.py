@@ -642,23 +642,55 @@ def grouped_gemm_raw(groups, *, alphas=None, stream=None):
 
     One launch on Hopper; elsewhere one :func:`nvfp4rt.gemm_raw` per group.  Returns the list of c.
     """
-    from .gemv import _as_device
+    from .gemv import device_operands
 
     dev = driver.device()
-    groups = [tuple(_as_device(f"groups[{i}].{nm}", x, dev) for nm, x in zip(("a", "b", "sfa", "sfb", "c"), grp))
-              if isinstance(grp, (tuple, list)) and len(grp) == 5 else grp for i, grp in enumerate(groups)]
-    info = _raw_groups(groups)
-    if alphas is not None and len(list(alphas)) != len(groups):
-        raise ValueError(f"alphas must have one value per group ({len(groups)})")
-    if tuple(dev.compute_capability) != (9, 0):
+    groups = list(groups)
+    if not groups:
+        raise ValueError("groups must be a non-empty list of (a, b, sfa, sfb, c)")
+    arrays, metas = [], []
+    for i, grp in enumerate(groups):
+        if not isinstance(grp, (tuple, list)) or len(grp) != 5:
+            raise ValueError(f"groups[{i}] must be (a, b, sfa, sfb, c), got {type(grp).__name__}")
+        arrs, meta = device_operands(tuple(f"groups[{i}].{nm}" for nm in _RAW_NAMES), tuple(grp), dev)
+        arrays.append(arrs)
+        metas.append(meta)
+    if alphas is not None:
+        alphas = list(alphas)
+        if len(alphas) != len(groups):
+            raise ValueError(f"alphas must have one value per group ({len(groups)})")
+    fit = alphas is None or alphas_fit(alphas)
+    plan = _raw_plan(tuple(metas), dev.ordinal, fit)
+    if plan is None:  # not Hopper: one GEMM per group
         from .gemm import gemm_raw
 
-        al = list(alphas) if alphas is not None else [1.0] * len(groups)
-        return [gemm_raw(*grp, stream=stream, alpha=float(a)) for grp, a in zip(groups, al)]
+        al = alphas if alphas is not None else [1.0] * len(groups)
+        return [gemm_raw(*grp, stream=stream, alpha=float(a)) for grp, a in zip(arrays, al)]
+    return plan(arrays, alphas=alphas, stream=stream)
+
+
+_RAW_NAMES = ("a", "b", "sfa", "sfb", "c")
+#: alphas that do not survive the 2^28 operand scaling, for :func:`variant_for` where only that fact is known
+_UNFIT_ALPHAS = (float(np.finfo(np.float32).max),)
+
+
+@lru_cache(maxsize=256)
+def _raw_plan(metas: tuple, ordinal: int, alphas_fit_: bool):
+    """The plan of a raw call (None off Hopper), by the groups' operand metadata (:func:`~nvfp4rt.ops.gemv
+    .device_operands`) and whether the alphas fit: the checks and the kernel choice run once per kind of groups
+    (exceptions are not cached: bad calls are re-checked)."""
+    from .gemv import check_devices
+
+    for i, meta in enumerate(metas):
+        check_devices(tuple(f"groups[{i}].{nm}" for nm in _RAW_NAMES), meta, ordinal)
+    info = _raw_groups(metas)
+    dev = driver.Device(ordinal)
+    if tuple(dev.compute_capability) != (9, 0):
+        return None
     shapes = [(m, n, k) for m, n, k, _ in info]
-    plan = plan_grouped_gemm(shapes, layouts=[lay for *_, lay in info], device=dev,
-                             variant=variant_for(shapes, alphas, dev.properties.sm_count))
-    return plan(groups, alphas=alphas, stream=stream)
+    return plan_grouped_gemm(shapes, layouts=[lay for *_, lay in info], device=dev,
+                             variant=variant_for(shapes, None if alphas_fit_ else _UNFIT_ALPHAS,
+                                                 dev.properties.sm_count))
 
 
 def grouped_gemm(problems, *, stream=None):
