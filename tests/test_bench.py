@@ -379,14 +379,16 @@ def test_read_bandwidth_ceiling_is_plausible():
 
 @pytest.mark.gpu
 @requires_gpu
-def test_bw_read_sums_the_buffer():
-    """The kernel's atomic total equals the wrapping u32 sum of the buffer (so every load happened)."""
+@pytest.mark.parametrize("evict_first", [0, 1])
+def test_bw_read_sums_the_buffer(evict_first):
+    """The kernel's atomic total equals the wrapping u32 sum of the buffer (so every load happened), with and
+    without the evict-first L2 policy."""
     from nvfp4rt import driver
     from nvfp4rt.module import load
     from nvfp4rt.ptxsource import ptx_dir
 
     dev = driver.device()
-    k = load(ptx_dir() / "bw_read.ptx", device=dev).kernel("bw_read")
+    k = load(ptx_dir() / "bw_read.ptx", device=dev, constants={"EVICT_FIRST": evict_first}).kernel("bw_read")
     n_words = (1 << 20) + 4 * 7  # not a multiple of the grid stride: exercises the tail loop
     host = np.random.default_rng(1).integers(0, 2**32, n_words, dtype=np.uint32)
     src = driver.call("cuMemAlloc", host.nbytes)
