@@ -14,7 +14,10 @@ What a number here means (docs/bench.md has the long form):
   ``iters`` calls are timed and the median is reported, with p10 and p90 to
   show the spread.
 * Separately, :func:`time_back_to_back` measures host time per call over
-  back-to-back calls through the Python API: launch overhead plus kernel.
+  back-to-back calls through the Python API: launch overhead plus kernel.  The
+  bench reports the median of :data:`API_REPEATS` such runs of 50 calls: one
+  device hiccup (a 5-20 ms stall, seen on the H100) inside a single run of 50
+  inflated the figure by up to 4x (docs/device-logs/2026-11-22-session16/).
 
 Peers (cuBLAS through torch or cupy) are timed with the same procedure on the
 framework's own current stream, with the framework's events and an L2 clear
@@ -45,6 +48,7 @@ __all__ = [
     "BenchCheckError",
     "time_op",
     "time_back_to_back",
+    "API_REPEATS",
     "measure",
     "DriverTimer",
     "TorchTimer",
@@ -354,6 +358,10 @@ def time_op(fn: Callable[[], object], *, device=None, stream=None, iters: int = 
     ``stream``: an nvfp4rt Stream (default: the device's default stream).
     """
     return measure(fn, DriverTimer(device, stream), iters=iters, warmup=warmup, clear_l2=clear_l2)
+
+
+#: runs of 50 back-to-back calls behind the bench's API figure (their median is reported)
+API_REPEATS = 5
 
 
 def time_back_to_back(fn: Callable[[], object], n: int = 50, *, synchronize: Callable[[], object] | None = None,
@@ -848,7 +856,8 @@ def run_bench(op: str, shapes: Iterable[str] | None = None, *, iters: int = 100,
         try:
             adapter.check(state)
             t = measure(lambda: adapter.run(state), timer, iters=iters, warmup=warmup)
-            api = time_back_to_back(lambda: adapter.run(state), 50, synchronize=timer.synchronize)
+            api = float(np.median([time_back_to_back(lambda: adapter.run(state), 50, synchronize=timer.synchronize)
+                                   for _ in range(API_REPEATS)]))
             peer_times: dict[str, float | None] = {}
             if with_peers:
                 try:
