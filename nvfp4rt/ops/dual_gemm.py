@@ -338,13 +338,18 @@ class DualOperands:
             raise ValueError(f"c must be 2-byte aligned (fp16), address 0x{ptrs['c']:x}")
         return ptrs
 
+    def _scale_copied(self, ptrs: dict, sf: str) -> bool:
+        """Whether scale tensor ``sf`` goes through a padded copy (rows or base TMA cannot read in place): a copy
+        that :meth:`_operand_maps` makes again on every call."""
+        return bool(self._pad_needed[sf] or ptrs[sf] % 16 != 0)
+
     def _operand_maps(self, ptrs: dict, names, stream_handle) -> dict:
         """Tensor maps of the data operands ``names`` and their scales (padded copies where needed)."""
         maps = {}
         for name in names:
             maps[name] = self._tensor_map(name, ptrs[name], False)
             sf = "sf" + name
-            padded = self._pad_needed[sf] or ptrs[sf] % 16 != 0
+            padded = self._scale_copied(ptrs, sf)
             p = self._padded_scales(sf, ptrs[sf], stream_handle) if padded else ptrs[sf]
             maps[sf] = self._tensor_map(sf, p, padded)
         return maps

@@ -273,7 +273,7 @@ class DualGemmClusterPlan(DualOperands):
         self._repeat = None
         ptrs = self._pointers({"a": a, "b1": b1, "b2": b2, "sfa": sfa, "sfb1": sfb1, "sfb2": sfb2, "c": c})
         handle = _stream_handle(stream, self.device)
-        copies = any(self._pad_needed[sf] or ptrs[sf] % 16 for sf in ("sfb1", "sfb2"))
+        copies = any(self._scale_copied(ptrs, sf) for sf in ("sfb1", "sfb2"))
         maps = self._operand_maps(ptrs, ("b1", "b2"), handle)
         maps["a16"] = self._a16_tensor_map()
         self._decode.launch_pointers(ptrs["a"], ptrs["sfa"], self._a16.ptr, handle)  # a checked above

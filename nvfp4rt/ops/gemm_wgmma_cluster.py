@@ -713,7 +713,8 @@ class GemmClusterPlan(GemmFacts):
         self._repeat = None
         ptrs = operand_pointers(a, b, sfa, sfb, c)
         handle = _stream_handle(stream, self.device)
-        if self._pad_sfb or ptrs["sfb"] % 16:
+        copied = bool(self._pad_sfb or ptrs["sfb"] % 16)  # sfb rows TMA cannot read in place: copied every call
+        if copied:
             if self._sfb_rows is None:
                 self._tmaps.pop("sfb", None)  # its map must describe the padded rows
             self._sfb_rows = padded_scale_rows(self._sfb_rows, ptrs["sfb"], self.layout.sfb_row,
@@ -733,7 +734,7 @@ class GemmClusterPlan(GemmFacts):
                 shared_mem=self.shared_mem, stream=stream, programmatic=True)
             self._launched_maps = {}
         self._launched_maps = launch_with_maps(self._launch, self._launched_maps, maps, ptrs["c"], stream)
-        if self._sfb_rows is None:  # no per-call scale copy: a repeat of this call only needs the two launches
+        if not copied:  # no per-call scale copy: a repeat of this call only needs the two launches
             self._repeat = repeat
         return c
 
