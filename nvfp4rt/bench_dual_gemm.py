@@ -10,7 +10,9 @@ operands dequantised beforehand, the issue's "best cuBLAS fp16 path" is the bett
 * ``cublas_fp16_two_gemms``: two ``torch.matmul`` (A B1^T, A B2^T) in fp16, then silu * mul;
 * ``cublas_fp16_concat_gemm``: one ``torch.matmul`` against [B1; B2] (2n rows), then silu * mul;
 * ``nvfp4rt_first_dual_kernel``: ptx/dual_gemm_nvfp4_wgmma.ptx (A decoded in every CTA, 128-row tiles)
-  through its own plan, when the op layer chose the cluster kernel for the shape.
+  through its own plan, when the op layer chose another kernel for the shape;
+* ``nvfp4rt_cluster_dual_kernel``: ptx/dual_gemm_nvfp4_wgmma_cluster.ptx (256-row tiles) through its own plan,
+  when the op layer chose the cluster GEMM's DUAL build (``nvfp4rt.ops.dual_gemm_tiles``).
 
 The elementwise part runs in fp32 (``F.silu(h1.float()) * h2.float()`` then fp16), as the reference.
 """
@@ -96,12 +98,18 @@ class DualGemmBench(OpBench):
 
         peers = {}
         m, n, k = (state.shape[x] for x in ("m", "n", "k"))
-        if D.variant_for(m, n, k, 1) != "wgmma":
+        variant = D.variant_for(m, n, k, 1, sm_count=self.device.properties.sm_count)
+        args = [state.views[x] for x in _NAMES]
+        if variant != "wgmma":
             first = D.DualGemmPlan(m, n, k, 1, device=self.device)
-            v = state.views
-            args = [v[x] for x in _NAMES]
             state.torch_cache["first_plan"] = first
             peers["nvfp4rt_first_dual_kernel"] = Peer(lambda: first(*args, stream=state.stream), "nvfp4rt")
+        if variant == "wgmma_tiles":
+            from .ops.dual_gemm_cluster import DualGemmClusterPlan
+
+            cluster = DualGemmClusterPlan(m, n, k, 1, device=self.device)
+            state.torch_cache["cluster_plan"] = cluster
+            peers["nvfp4rt_cluster_dual_kernel"] = Peer(lambda: cluster(*args, stream=state.stream), "nvfp4rt")
         torch = torch_with_cuda()
         if torch is None:
             return peers

@@ -364,9 +364,10 @@ def test_bad_sizes_name_the_argument():
 
 
 def test_variant_choice():
-    assert D.variant_for(256, 4096, 7168, 1) == "wgmma_cluster"
+    assert D.variant_for(256, 4096, 7168, 1, sm_count=100) == "wgmma_cluster"  # (132 SMs: 128-row whole tiles)
     assert D.variant_for(512, 3072, 7168, 1) == "wgmma_cluster"
-    assert D.variant_for(256, 3072, 4096, 1) == "wgmma"  # one m tile, short k: the split costs more (H200)
+    assert D.variant_for(256, 2048, 8192, 1) == "wgmma_cluster"
+    assert D.variant_for(256, 3072, 4096, 1, sm_count=64) == "wgmma"  # one m tile, short k: the split costs more
     assert D.variant_for(257, 3072, 4096, 1) == "wgmma_cluster"
     assert D.variant_for(D.CLUSTER_MIN_M, 4096, 7168, 1) == "wgmma"
     assert D.variant_for(512, 64, 64, 1, alpha1=2.0**110) == "wgmma"  # the 2^28 operand scaling would overflow
@@ -450,17 +451,20 @@ def test_ksplit_matches_float64_reference_and_repeats(m, n, k, l):
 @pytest.mark.gpu
 @requires_gpu
 def test_the_op_layer_picks_the_kernel_variant_for():
-    assert isinstance(D.plan_dual_gemm_silu(300, 512, 1024), DC.DualGemmClusterPlan)
-    assert isinstance(D.plan_dual_gemm_silu(256, 512, 8192), DC.DualGemmClusterPlan)
-    assert isinstance(D.plan_dual_gemm_silu(256, 512, 1024), D.DualGemmPlan)
-    assert isinstance(D.plan_dual_gemm_silu(128, 512, 8192), D.DualGemmPlan)
-    assert isinstance(D.plan_dual_gemm_silu(300, 512, 1024, alpha1=2.0**110), D.DualGemmPlan)
+    from nvfp4rt.ops.dual_gemm_tiles import DualGemmTilesPlan
+
+    assert type(D.plan_dual_gemm_silu(257, 3072, 4096)) is DC.DualGemmClusterPlan
+    assert type(D.plan_dual_gemm_silu(256, 512, 8192)) is DC.DualGemmClusterPlan
+    assert type(D.plan_dual_gemm_silu(300, 512, 1024)) is DualGemmTilesPlan
+    assert type(D.plan_dual_gemm_silu(128, 512, 8192)) is D.DualGemmPlan
+    assert type(D.plan_dual_gemm_silu(300, 512, 1024, alpha1=2.0**110)) is D.DualGemmPlan
 
 
 @pytest.mark.gpu
 @requires_gpu
 @pytest.mark.parametrize("m,n,k", [(128, 256, 512), (96, 320, 320)])  # the second pads the sfb rows on every call
-def test_repeat_calls_follow_new_contents_and_moved_buffers(m, n, k):
+@pytest.mark.parametrize("tiles", [False, True], ids=["cluster", "tiles128"])
+def test_repeat_calls_follow_new_contents_and_moved_buffers(m, n, k, tiles):
     """Back-to-back calls with the same arrays take the launch-only path: new contents written into the same
     buffers are used (the decode and any scale-row copy run on every call); a new output buffer receives the
     result and the old one is left alone."""
@@ -468,7 +472,12 @@ def test_repeat_calls_follow_new_contents_and_moved_buffers(m, n, k):
     from nvfp4rt import data, reference
 
     names = ("a", "b1", "b2", "sfa", "sfb1", "sfb2")
-    plan = DC.DualGemmClusterPlan(m, n, k, 1)
+    if tiles:  # the dual on the cluster GEMM's 128-row tiles shares this plan's run
+        from nvfp4rt.ops.dual_gemm_tiles import DualGemmTilesPlan
+
+        plan = DualGemmTilesPlan(m, n, k, 1)
+    else:
+        plan = DC.DualGemmClusterPlan(m, n, k, 1)
 
     def upload(d, dev=None):
         arrs = {x: np.ascontiguousarray(d.physical(x)).view(np.uint8) for x in names}

@@ -11,7 +11,7 @@ Entry points
   (e4m3), ``c [m, n, l]`` fp16 written in place.  Any strides with K (and c's n) contiguous.
 * :func:`plan_dual_gemm_silu` returns a cached :class:`DualGemmPlan`.
 
-Two Hopper (sm_90a) implementations, chosen per problem by :func:`variant_for`:
+Three Hopper (sm_90a) implementations, chosen per problem by :func:`variant_for`:
 
 * this module's :class:`DualGemmPlan`, ``ptx/dual_gemm_nvfp4_wgmma.ptx``, one kernel: each CTA tile is
   64 output columns x 128 output rows; consumer warpgroup 0 multiplies B1's 64 rows and warpgroup 1
@@ -20,7 +20,10 @@ Two Hopper (sm_90a) implementations, chosen per problem by :func:`variant_for`:
   accumulators, then silu * mul in the epilogue;
 * :class:`nvfp4rt.ops.dual_gemm_cluster.DualGemmClusterPlan` (m > 256, or m > 128 with k > 4096): A
   decoded once per call by a prepass, 256-row tiles (m64n256k16) shared by clusters of CTAs through
-  TMA multicast, the same B1/B2 warpgroup split and epilogue.
+  TMA multicast, the same B1/B2 warpgroup split and epilogue;
+* :class:`nvfp4rt.ops.dual_gemm_tiles.DualGemmTilesPlan` (where 128-row tiles fit one wave whole): the cluster
+  GEMM's own kernel built with DUAL = 1, A decoded once per call, CTA tiles of 128 rows x 64 columns (B1 rows
+  for warpgroup 0, B2 rows for warpgroup 1), one whole tile per CTA, silu * mul at the store.
 
 GPUs other than compute capability 9.0 raise :class:`NotImplementedError` before any launch: a
 faithful fallback would need the two GEMMs in fp32 (the mma GEMM stores fp16, and rounding h1 and
@@ -440,14 +443,20 @@ CLUSTER_MIN_M = 128
 CLUSTER_MIN_K_ONE_M_TILE = 4096
 
 
-def variant_for(m, n, k, l, layout=None, alpha1: float = 1.0, alpha2: float = 1.0) -> str:
-    """``"wgmma_cluster"`` (nvfp4rt.ops.dual_gemm_cluster) for m > 256, or m > 128 with k > 4096, when it
-    supports the problem (alphas whose 2^28 multiple fits fp32); else ``"wgmma"`` (:class:`DualGemmPlan`).
-    The thresholds are measured crossovers (CLUSTER_MIN_M, CLUSTER_MIN_K_ONE_M_TILE)."""
-    from . import dual_gemm_cluster
+def variant_for(m, n, k, l, layout=None, alpha1: float = 1.0, alpha2: float = 1.0, sm_count: int = 132) -> str:
+    """``"wgmma_tiles"`` (nvfp4rt.ops.dual_gemm_tiles) where m > CLUSTER_MIN_M and the GEMM's 128-row tiles fit
+    one wave of ``sm_count`` CTAs as whole tiles (:func:`~nvfp4rt.ops.dual_gemm_tiles.whole_tiles`); else
+    ``"wgmma_cluster"`` (nvfp4rt.ops.dual_gemm_cluster) for m > 256, or m > 128 with k > 4096; else ``"wgmma"``
+    (:class:`DualGemmPlan`).  The two GEMM-kernel variants need alphas whose 2^28 multiple fits fp32.  The
+    thresholds are measured crossovers (CLUSTER_MIN_M, CLUSTER_MIN_K_ONE_M_TILE; docs/dual_gemm.md, "128-row
+    tiles": 256 x 4096 x 7168 53 against 61 us, 256 x 3072 x 4096 34 against 41.5 on the H100)."""
+    from . import dual_gemm_cluster, dual_gemm_tiles
 
+    fits = dual_gemm_cluster.supports(m, n, k, l, layout, alpha1, alpha2)
+    if fits and m > CLUSTER_MIN_M and dual_gemm_tiles.whole_tiles(m, n, k, l, sm_count):
+        return "wgmma_tiles"
     big_enough = m > dual_gemm_cluster.TILE_M or (m > CLUSTER_MIN_M and k > CLUSTER_MIN_K_ONE_M_TILE)
-    if big_enough and dual_gemm_cluster.supports(m, n, k, l, layout, alpha1, alpha2):
+    if big_enough and fits:
         return "wgmma_cluster"
     return "wgmma"
 
@@ -455,7 +464,12 @@ def variant_for(m, n, k, l, layout=None, alpha1: float = 1.0, alpha2: float = 1.
 @lru_cache(maxsize=32)
 def _cached_plan(m, n, k, l, layout, alpha1, alpha2, ordinal):
     dev = driver.Device(ordinal)
-    if variant_for(m, n, k, l, layout, alpha1, alpha2) == "wgmma_cluster":
+    variant = variant_for(m, n, k, l, layout, alpha1, alpha2, dev.properties.sm_count)
+    if variant == "wgmma_tiles":
+        from .dual_gemm_tiles import DualGemmTilesPlan
+
+        return DualGemmTilesPlan(m, n, k, l, layout, alpha1=alpha1, alpha2=alpha2, device=dev)
+    if variant == "wgmma_cluster":
         from .dual_gemm_cluster import DualGemmClusterPlan
 
         return DualGemmClusterPlan(m, n, k, l, layout, alpha1=alpha1, alpha2=alpha2, device=dev)
@@ -465,8 +479,9 @@ def _cached_plan(m, n, k, l, layout, alpha1, alpha2, ordinal):
 def plan_dual_gemm_silu(m: int, n: int, k: int, l: int = 1, *, layout: DualGemmLayout | None = None,
                         alpha1: float = 1.0, alpha2: float = 1.0, device=None):
     """A cached plan (default layout: batch-major, the competition's): a
+    :class:`~nvfp4rt.ops.dual_gemm_tiles.DualGemmTilesPlan`, a
     :class:`~nvfp4rt.ops.dual_gemm_cluster.DualGemmClusterPlan` or a :class:`DualGemmPlan`, as
-    :func:`variant_for` chooses; both are called ``plan(a, b1, b2, sfa, sfb1, sfb2, c, stream=None)``."""
+    :func:`variant_for` chooses; all are called ``plan(a, b1, b2, sfa, sfb1, sfb2, c, stream=None)``."""
     dual_geometry(m, n, k, l, 1)
     layout = layout or DualGemmLayout.contiguous(m, n, k, l)
     why = layout_problem(m, n, k, l, layout)

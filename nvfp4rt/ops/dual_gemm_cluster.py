@@ -251,14 +251,33 @@ class DualGemmClusterPlan(DualOperands):
         self._init_operands()
         self._repeat = None  # repeat_key of the last call, when a repeat of it may skip straight to the launches
 
+    #: A16 rows of one CTA tile (the a16 map's box is this over the cluster size)
+    a16_tile_rows = TILE_M
+
     def _a16_tensor_map(self):
         from ..tma import TensorMap
 
         if self._a16_map is None:
             g = self.geometry
-            self._a16_map = TensorMap(self._a16.ptr, "float16", (g.l, g.m, g.k), (1, TILE_M // g.cluster, 64),
+            box = (1, self.a16_tile_rows // g.cluster, 64)
+            self._a16_map = TensorMap(self._a16.ptr, "float16", (g.l, g.m, g.k), box,
                                       strides=(2 * g.m * g.k, 2 * g.k), swizzle="128B")
         return self._a16_map
+
+    def _kernel_maps(self, maps: dict) -> dict:
+        """The maps by kernel parameter name (``tmap_`` + key)."""
+        return maps
+
+    def _prepare(self, maps: dict, ptrs: dict, stream):
+        """The kernel's prepared launch (first call)."""
+        g = self.geometry
+        return self.kernel.prepare(
+            maps["a16"], maps["b1"], maps["b2"], maps["sfb1"], maps["sfb2"], Pointer(ptrs["c"]),
+            Pointer(self._ws.ptr), Pointer(self._counters.ptr), self.layout.c_row, self.layout.c_batch,
+            g.m, g.n, g.k_stages, g.m_tiles, g.n_tiles, g.units, g.units_per_cluster, g.num_stages,
+            self.alpha1 * _ALPHA_SCALE, self.alpha2 * _ALPHA_SCALE,
+            grid=g.grid, block=_THREADS, cluster=(g.launch_cluster, 1, 1), shared_mem=self.shared_mem,
+            stream=stream, programmatic=True)
 
     def run(self, a, b1, b2, sfa, sfb1, sfb2, c, stream=None):
         """Launch the A decode and the dual GEMM on ``stream``; returns ``c``."""
@@ -276,16 +295,10 @@ class DualGemmClusterPlan(DualOperands):
         copies = any(self._scale_copied(ptrs, sf) for sf in ("sfb1", "sfb2"))
         maps = self._operand_maps(ptrs, ("b1", "b2"), handle)
         maps["a16"] = self._a16_tensor_map()
+        maps = self._kernel_maps(maps)
         self._decode.launch_pointers(ptrs["a"], ptrs["sfa"], self._a16.ptr, handle)  # a checked above
-        g = self.geometry
         if self._launch is None:
-            self._launch = self.kernel.prepare(
-                maps["a16"], maps["b1"], maps["b2"], maps["sfb1"], maps["sfb2"], Pointer(ptrs["c"]),
-                Pointer(self._ws.ptr), Pointer(self._counters.ptr), self.layout.c_row, self.layout.c_batch,
-                g.m, g.n, g.k_stages, g.m_tiles, g.n_tiles, g.units, g.units_per_cluster, g.num_stages,
-                self.alpha1 * _ALPHA_SCALE, self.alpha2 * _ALPHA_SCALE,
-                grid=g.grid, block=_THREADS, cluster=(g.launch_cluster, 1, 1), shared_mem=self.shared_mem,
-                stream=stream, programmatic=True)
+            self._launch = self._prepare(maps, ptrs, stream)
         self._launched_maps = launch_with_maps(self._launch, self._launched_maps, maps, ptrs["c"], stream)
         self._repeat = None if copies else repeat  # a per-call scale copy must run again on every call
         return c

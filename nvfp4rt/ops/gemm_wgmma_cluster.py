@@ -453,7 +453,7 @@ def supports(m, n, k, l, layout=None, alpha: float = 1.0) -> bool:
 def kernel_constants(cluster: int = DEFAULT_CLUSTER, a_bufs: int = _DEFAULT_A_BUFS, wgmma_depth: int = 1,
                      consumer_wgs: int = DEFAULT_CONSUMER_WGS, head_check: bool = True,
                      head_wait: int = DEFAULT_HEAD_WAIT, ksplit: int = 1, ks_stream: bool = False,
-                     ks_help: bool = False, grouped: bool = False) -> dict:
+                     ks_help: bool = False, grouped: bool = False, dual: bool = False) -> dict:
     """The template constants of one kernel variant (see the PTX header).
 
     ``head_check=False`` builds the stream-K hand-off without the head's early look at the tile counter
@@ -462,7 +462,9 @@ def kernel_constants(cluster: int = DEFAULT_CLUSTER, a_bufs: int = _DEFAULT_A_BU
     ``ksplit > 1`` builds the K-split epilogue instead (cluster must be 1); with ``ks_stream`` (ksplit 2) the pairs run
     stream-K runs and the head pair also adds the other pairs' partials (``head_check``/``head_wait`` as above).
     ``grouped`` builds the m-tile table form (GROUPED: operands and output of each 128-row m tile from the table the
-    grouped GEMM passes as ``p_mtiles``; the stream-K schedule only, so ``ksplit`` must be 1)."""
+    grouped GEMM passes as ``p_mtiles``; the stream-K schedule only, so ``ksplit`` must be 1).  ``dual`` builds the
+    dual GEMM on these tiles (DUAL: B1 rows for warpgroup 0, B2 rows for warpgroup 1, silu * mul at the store;
+    :mod:`nvfp4rt.ops.dual_gemm_tiles`), which needs ``ksplit`` 1, two consumer warpgroups and no ``grouped``."""
     if isinstance(wgmma_depth, bool) or wgmma_depth not in WGMMA_DEPTHS:
         raise ValueError(f"wgmma_depth must be one of {WGMMA_DEPTHS}, got {wgmma_depth!r}")
     if wgmma_depth == 3 and a_bufs < 6:
@@ -482,6 +484,9 @@ def kernel_constants(cluster: int = DEFAULT_CLUSTER, a_bufs: int = _DEFAULT_A_BU
         raise ValueError("ks_help (tail helpers) needs ksplit=2, consumer_wgs=2 and no ks_stream")
     if flag("grouped", grouped) and ksplit != 1:
         raise ValueError(f"grouped needs ksplit=1 (the stream-K schedule), got {ksplit}")
+    if flag("dual", dual) and (ksplit != 1 or grouped or consumer_wgs != 2):
+        raise ValueError(f"dual needs ksplit=1, consumer_wgs=2 and grouped=False, got ksplit={ksplit}, "
+                         f"consumer_wgs={consumer_wgs}, grouped={grouped}")
     tn = tile_n(consumer_wgs)
     return {"CLUSTER": int(cluster), "A_BUFS": int(a_bufs), "WG_WAIT": int(wgmma_depth),
             "CONSUMER_WGS": int(consumer_wgs), "TILE_N": tn, "THREADS": 128 * (1 + consumer_wgs),
@@ -489,7 +494,8 @@ def kernel_constants(cluster: int = DEFAULT_CLUSTER, a_bufs: int = _DEFAULT_A_BU
             "C_PITCH": c_pitch(ksplit), **head_constants(head_check, head_wait),
             "KSPLIT": int(ksplit), "KS_PITCH": ks_pitch(consumer_wgs), "KS_STREAM": int(bool(ks_stream)),
             "KS_PUSH": int(ksplit > 1 and not ks_stream), "KS_HELP": int(bool(ks_help)),
-            "KS_ROWMAJOR": int(bool(ks_stream) or bool(ks_help)), "GROUPED": int(bool(grouped))}
+            "KS_ROWMAJOR": int(bool(ks_stream) or bool(ks_help)), "GROUPED": int(bool(grouped)),
+            "DUAL": int(bool(dual))}
 
 
 def head_constants(head_check, head_wait) -> dict:

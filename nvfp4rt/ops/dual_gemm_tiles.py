@@ -1,0 +1,121 @@
+"""SiLU-gated NVFP4 dual GEMM on the cluster GEMM's own 128-row tiles (its DUAL = 1 build).
+
+Two launches per call, on one stream, as for the cluster GEMM:
+
+1. ``ptx/nvfp4_decode_a16.ptx`` decodes A into ``A16`` (fp16 ``[l][m][k]``, owned by the plan);
+2. ``ptx/gemm_nvfp4_wgmma_cluster.ptx`` built with ``DUAL = 1`` (the PTX header's "DUAL GEMM ON 128-ROW TILES"),
+   with programmatic dependent launch: CTA tiles of 128 output rows x 64 columns, warpgroup 0 on B1 and
+   warpgroup 1 on B2 of the same columns, the GEMM's m64n128k16 unit loop, schedules and reductions, and
+   ``silu(alpha1 h1) * (alpha2 h2)`` at the store.
+
+The schedule is the GEMM's on the problem (m, 2n, k), which has the same tiles: one whole tile per CTA where
+:func:`~nvfp4rt.ops.gemm_wgmma_cluster.prefer_whole_tiles` takes it, else stream-K over clusters of 2.  K splits
+are not built (their epilogue stores from the exchange, not the staging tile).  ``nvfp4rt.ops.dual_gemm.variant_for``
+chooses this plan where the tiles fit one wave as whole tiles.
+"""
+from __future__ import annotations
+
+from .. import driver
+from ..launch import Pointer
+from ._args import finite_float
+from .dual_gemm_cluster import DualGemmClusterPlan, _alphas_fit
+from .gemm_wgmma_cluster import (DEFAULT_CLUSTER, DEFAULT_HEAD_WAIT, TILE, _ALPHA_SCALE, _kernel,
+                                  _ksplit_problem, _max_active_clusters, cluster_geometry, kernel_constants,
+                                  prefer_whole_tiles)
+
+__all__ = ["DualGemmTilesPlan", "whole_tiles", "TILE_M", "TILE_N"]
+
+#: output rows (A rows) and columns of one CTA tile
+TILE_M = TILE
+TILE_N = 64
+_THREADS = 384
+
+
+def whole_tiles(m: int, n: int, k: int, l: int, sm_count: int) -> bool:
+    """Whether the GEMM's rule takes one whole tile per CTA for this dual problem (pure): its tiles are those of
+    the GEMM on (m, 2n, k)."""
+    streamk, tiles = _ksplit_problem(m, 2 * n, k, l, sm_count)
+    return prefer_whole_tiles(streamk, tiles, sm_count)
+
+
+class DualGemmTilesPlan(DualGemmClusterPlan):
+    """A Hopper dual GEMM of fixed size on the cluster GEMM's 128-row tiles.
+
+    ``DualGemmTilesPlan(m, n, k, l=1, layout=None, *, alpha1=1.0, alpha2=1.0, device=None, cluster=None,
+    stages=None, a_bufs=None, units_per_cluster=None, head_check=True, head_wait=32768)``; ``plan(a, b1, b2, sfa,
+    sfb1, sfb2, c, stream=None)`` as :class:`~nvfp4rt.ops.dual_gemm_cluster.DualGemmClusterPlan`.  With neither
+    ``cluster`` nor ``units_per_cluster`` the plan takes whole tiles (cluster 1, one tile per CTA) where
+    :func:`whole_tiles` says so, else stream-K over clusters of 2.  An alpha whose 2^28 multiple overflows fp32 is
+    rejected.  The plan owns the A16 buffer, the workspace and the zeroed counters: one stream at a time.
+    """
+
+    variant = "wgmma_tiles"
+    a16_tile_rows = TILE_M
+
+    def __init__(self, m: int, n: int, k: int, l: int = 1, layout=None, *, alpha1: float = 1.0,
+                 alpha2: float = 1.0, device=None, cluster: int | None = None, stages: int | None = None,
+                 a_bufs: int | None = None, units_per_cluster: int | None = None, head_check: bool = True,
+                 head_wait: int = DEFAULT_HEAD_WAIT):
+        self.alpha1, self.alpha2 = finite_float("alpha1", alpha1), finite_float("alpha2", alpha2)
+        if not _alphas_fit(self.alpha1, self.alpha2):
+            raise ValueError(f"alpha1, alpha2: |alpha| * 2^28 must fit in fp32 (the kernel's operand scaling), "
+                             f"got {alpha1!r}, {alpha2!r}")
+        # the sizes first (pure), then the device
+        cluster_geometry(m, 2 * n, k, l, 1, cluster=cluster or 1, stages=stages, a_bufs=a_bufs,
+                         units_per_cluster=units_per_cluster)
+        props = self._setup_problem(m, n, k, l, layout, device)
+        dev = self.device
+        if cluster is None and units_per_cluster is None:
+            if whole_tiles(m, n, k, l, props.sm_count):
+                cluster, units_per_cluster = 1, -(-k // 256)
+            else:
+                cluster = DEFAULT_CLUSTER
+        elif cluster is None:
+            cluster = DEFAULT_CLUSTER
+        probe = cluster_geometry(m, 2 * n, k, l, 1, cluster=cluster, stages=stages, a_bufs=a_bufs,
+                                 units_per_cluster=units_per_cluster)
+        self.constants = kernel_constants(cluster, probe.a_bufs, 1, 2, head_check, head_wait, dual=True)
+        if probe.shared_mem > props.max_shared_per_block_optin:
+            raise ValueError(f"stages={probe.num_stages}, a_bufs={probe.a_bufs} need {probe.shared_mem} bytes of "
+                             f"shared memory; the device allows {props.max_shared_per_block_optin}")
+        self.kernel = _kernel(dev.ordinal, tuple(sorted(self.constants.items())))
+        self.kernel.set_max_dynamic_shared(probe.shared_mem)
+        self.max_clusters = _max_active_clusters(self.kernel, probe.launch_cluster, _THREADS, probe.shared_mem,
+                                                 props.sm_count)
+        self.geometry = g = cluster_geometry(m, 2 * n, k, l, self.max_clusters, cluster=cluster, stages=stages,
+                                             a_bufs=a_bufs, units_per_cluster=units_per_cluster)
+        self.m, self.n, self.k, self.l = g.m, int(n), g.k, g.l
+        self.shared_mem = g.shared_mem
+
+        from ..memory import DeviceAllocation
+        from .decode_a16 import DecodeA16Plan
+
+        lay = self.layout
+        self._decode = DecodeA16Plan(g.m, g.k, g.l, lay.a_row, lay.a_batch, lay.sfa_row, lay.sfa_batch, device=dev)
+        self._a16 = DeviceAllocation(2 * g.l * g.m * g.k, dev)
+        self._ws = DeviceAllocation(g.workspace_bytes, dev)
+        self._counters = DeviceAllocation(4 * g.counters, dev)
+        driver.call("cuMemsetD32", self._counters.ptr, 0, g.counters)
+        self._a16_map = None
+        self._init_operands()
+        self._repeat = None
+
+    def _kernel_maps(self, maps: dict) -> dict:
+        """B1's maps are the GEMM's ``tmap_b`` / ``tmap_sfb``; B2's are the DUAL build's ``tmap_b2`` / ``tmap_sfb2``."""
+        return {"a16": maps["a16"], "b": maps["b1"], "sfb": maps["sfb1"], "b2": maps["b2"], "sfb2": maps["sfb2"]}
+
+    def _prepare(self, maps: dict, ptrs: dict, stream):
+        g = self.geometry
+        return self.kernel.prepare(
+            maps["a16"], maps["b"], maps["sfb"], Pointer(ptrs["c"]), Pointer(self._ws.ptr),
+            Pointer(self._counters.ptr), self.layout.c_row, self.layout.c_batch, g.m, self.n, g.k_stages,
+            g.m_tiles, g.n_tiles, g.units, g.units_per_cluster, g.num_stages, self.alpha1 * _ALPHA_SCALE,
+            g.main_units, g.help_upc, g.help_slots, Pointer(0), maps["b2"], maps["sfb2"],
+            self.alpha2 * _ALPHA_SCALE,
+            grid=g.grid, block=_THREADS, cluster=(g.launch_cluster, 1, 1) if g.launch_cluster > 1 else None,
+            shared_mem=self.shared_mem, stream=stream, programmatic=True)
+
+    def __repr__(self) -> str:
+        g = self.geometry
+        return (f"<DualGemmTilesPlan m={g.m} n={self.n} k={g.k} l={g.l} cluster={g.cluster} grid={g.grid} "
+                f"units/cluster={g.units_per_cluster} stages={g.num_stages} a_bufs={g.a_bufs}>")

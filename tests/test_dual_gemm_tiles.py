@@ -1,0 +1,176 @@
+"""The dual GEMM on the cluster GEMM's 128-row tiles (ptx/gemm_nvfp4_wgmma_cluster.ptx with DUAL = 1,
+nvfp4rt.ops.dual_gemm_tiles).  CPU: the build's text (B1/B2 boxes, alphas, the copy-out), its assembly, the
+schedule rule and the op layer's choice, argument checks.  GPU: the float64 reference on the competition and
+awkward shapes in both distributions with NaN-poisoned output, every schedule, distinct alphas, repeat bits."""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from nvfp4rt.ops import dual_gemm as D
+from nvfp4rt.ops import dual_gemm_tiles as DT
+from nvfp4rt.ops import gemm_wgmma_cluster as GC
+from nvfp4rt.ptxsource import ptx_dir, render
+
+from conftest import requires_gpu
+
+KERNEL = ptx_dir() / "gemm_nvfp4_wgmma_cluster.ptx"
+
+
+def _rendered(dual=True, cluster=1) -> str:
+    return render(KERNEL.read_text(), "sm_90a", GC.kernel_constants(cluster, 6, 1, 2, dual=dual))
+
+
+def _b_loads(text):
+    """(shared destination expression, map register) of each B producer TMA load, in order."""
+    body = text[text.index("B_PRODUCER:"):text.index("A_PRODUCER:")]
+    loads = re.findall(r"\[(%\w+)\], \[(%tm_\w+), \{", body)
+    return loads, body
+
+
+def test_dual_build_loads_b1_rows_for_warpgroup_0_and_b2_rows_for_warpgroup_1():
+    loads, body = _b_loads(_rendered())
+    assert [tm for _, tm in loads] == ["%tm_b", "%tm_sfb", "%tm_b2", "%tm_sfb2"]
+    # B1 at the slot's start (rows 0..63), B2 at 64 rows of 128 bytes, the scales at SFB_OFF and 64 rows of 16 further
+    assert "add.u32 %addr, %slot_addr, 8192;" in body
+    assert f"add.u32 %addr, %slot_addr, {128 * 128} + 1024;" in body
+    assert "shl.b32 %n0, %n0, 6;" in body  # 64 output columns per CTA tile: both boxes start at row n0
+    plain, _ = _b_loads(_rendered(dual=False))
+    assert [tm for _, tm in plain] == ["%tm_b", "%tm_sfb"]
+
+
+def test_dual_build_takes_alpha2_only_in_warpgroup_1_and_stores_64_columns():
+    text = _rendered()
+    store = text[text.index("STORE_TILE:"):text.index("NEXT_SEG:")]
+    # warpgroup 0 (p_h2 false) branches around the alpha2 load to the shared barrier after staging
+    i = store.index("@!%p_h2 bra DUAL_STAGED;")
+    assert store.index("ld.param.f32 %alpha, [alpha2];") > i
+    assert store.index("DUAL_STAGED:") > store.index("ld.param.f32 %alpha, [alpha2];")
+    # every accumulator of warpgroup 1 is multiplied by the exchanged silu value exactly once
+    for a in range(64):
+        assert len(re.findall(rf"mul\.f32 %acc{a}, %acc{a}, %v\d;", store)) == 1
+    # the copy-out covers 128 rows x 8 chunks from staging columns 64..127
+    assert "setp.lt.u32 %p_more, %i, 8*128;" in store and "add.u32 %addr, %addr, 128;" in store
+    start = text.index(".visible .entry")
+    names = re.findall(r"\.param [^\n]*?(\w+)(?:\[128\])?,?\n", text[start:text.index(")", start) + 1] + "\n")
+    plain = _rendered(dual=False)
+    start0 = plain.index(".visible .entry")
+    names0 = re.findall(r"\.param [^\n]*?(\w+)(?:\[128\])?,?\n", plain[start0:plain.index(")", start0) + 1] + "\n")
+    # the DUAL build appends B2's maps and alpha2 to the GEMM's parameters (DualGemmTilesPlan._prepare passes them so)
+    assert names == names0 + ["tmap_b2", "tmap_sfb2", "alpha2"], names
+
+
+@pytest.mark.parametrize("kwargs,match", [(dict(ksplit=2, cluster=1), "dual needs ksplit=1"),
+                                          (dict(grouped=True), "grouped=False"),
+                                          (dict(consumer_wgs=3), "consumer_wgs=2")])
+def test_dual_constants_refuse_the_epilogues_it_does_not_have(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        GC.kernel_constants(**{"cluster": 2, "a_bufs": 6, **kwargs, "dual": True})
+
+
+try:
+    from nvfp4rt.assemble import assemble, find_ptxas
+
+    _HAVE_PTXAS = find_ptxas() is not None
+except ImportError:  # pragma: no cover
+    _HAVE_PTXAS = False
+
+
+@pytest.mark.skipif(not _HAVE_PTXAS, reason="ptxas not found")
+@pytest.mark.parametrize("cluster", GC.CLUSTER_SIZES)
+def test_dual_build_assembles_without_spills(cluster):
+    rep = assemble(KERNEL, "sm_90a", GC.kernel_constants(cluster, 6, 1, 2, dual=True))
+    fn = rep.functions["nvfp4_gemm_wgmma_cluster"]
+    assert not fn.spills and fn.stack_frame == 0 and fn.local_bytes == 0
+
+
+def test_whole_tile_rule_and_the_variant_choice():
+    # the GEMM's tiles on (m, 2n, k): 128 and 96 whole tiles fit an H100's 132 SMs
+    assert DT.whole_tiles(256, 4096, 7168, 1, 132) and DT.whole_tiles(256, 3072, 4096, 1, 132)
+    assert not DT.whole_tiles(512, 3072, 7168, 1, 132)  # 192 tiles: two waves
+    assert not DT.whole_tiles(256, 4096, 7168, 1, 100)
+    assert D.variant_for(256, 4096, 7168, 1) == "wgmma_tiles"
+    assert D.variant_for(256, 3072, 4096, 1) == "wgmma_tiles"
+    assert D.variant_for(256, 4096, 7168, 1, sm_count=100) == "wgmma_cluster"
+    assert D.variant_for(512, 3072, 7168, 1) == "wgmma_cluster"
+    assert D.variant_for(512, 4096, 7168, 1) == "wgmma_cluster"
+    assert D.variant_for(D.CLUSTER_MIN_M, 512, 1024, 1) == "wgmma"  # m <= 128 keeps the first kernel
+    assert D.variant_for(256, 3072, 4096, 1, alpha2=2.0**110) == "wgmma"  # the 2^28 operand scaling would overflow
+
+
+def test_bad_arguments_raise_before_any_gpu_work():
+    with pytest.raises(ValueError, match="alpha1, alpha2"):
+        DT.DualGemmTilesPlan(256, 64, 256, alpha1=2.0**110)
+    with pytest.raises(ValueError, match="k must be a multiple of 64"):
+        DT.DualGemmTilesPlan(256, 64, 100)
+    with pytest.raises(ValueError, match="cluster"):
+        DT.DualGemmTilesPlan(256, 64, 256, cluster=3)
+
+
+# ============================================================================ GPU
+
+def _case(m, n, k, l, distribution, **kwargs):
+    from test_dual_gemm import _run_case
+
+    return _run_case(m, n, k, l, distribution, plan_class=DT.DualGemmTilesPlan, **kwargs)
+
+
+GPU_SHAPES = [(256, 4096, 7168, 1), (256, 3072, 4096, 1), (512, 3072, 7168, 1), (1, 64, 64, 1), (200, 100, 512, 1),
+              (130, 1000, 1024, 2), (64, 65, 320, 3), (384, 513, 2048, 1), (257, 3000, 8192, 1), (129, 1, 64, 1)]
+
+
+@pytest.mark.gpu
+@requires_gpu
+@pytest.mark.parametrize("m,n,k,l", GPU_SHAPES)
+@pytest.mark.parametrize("distribution", ["competition", "wide"])
+def test_matches_float64_reference(m, n, k, l, distribution):
+    from test_dual_gemm import assert_correct_and_repeatable
+
+    assert_correct_and_repeatable(*_case(m, n, k, l, distribution))
+
+
+@pytest.mark.gpu
+@requires_gpu
+@pytest.mark.parametrize("m,n,k,l", [(256, 3072, 4096, 1), (300, 130, 512, 1), (200, 72, 1024, 3)])
+@pytest.mark.parametrize("kwargs", [dict(cluster=1, units_per_cluster=1000), dict(cluster=2), dict(cluster=4),
+                                    dict(cluster=1, units_per_cluster=3), dict(cluster=2, stages=2, a_bufs=8)])
+def test_every_schedule_matches_float64_reference(m, n, k, l, kwargs):
+    for distribution in ("competition", "wide"):
+        res, plan, *_ = _case(m, n, k, l, distribution, **kwargs)
+        assert res.ok, f"{plan!r} {distribution}: {res.report()}"
+
+
+@pytest.mark.gpu
+@requires_gpu
+@pytest.mark.parametrize("kwargs", [dict(), dict(cluster=2, units_per_cluster=3)])
+def test_alphas_scale_h1_before_silu_and_h2_after(kwargs):
+    """alpha1 (warpgroup 0's h1, inside the silu) and alpha2 (warpgroup 1's h2) are distinct and asymmetric, so a swap
+    or a missing one fails: c = fp16(silu(alpha1 h1) * (alpha2 h2))."""
+    import nvfp4rt
+    from nvfp4rt import data, reference
+
+    m, n, k = 300, 200, 1024
+    d = data.dual_gemm_data(m, n, k, 1, seed=None, distribution="wide")
+    with np.errstate(over="ignore"):
+        h1 = reference.matmul_ref(d.a, d.b1, d.sfa, d.sfb1).astype(np.float32)
+        h2 = reference.matmul_ref(d.a, d.b2, d.sfa, d.sfb2).astype(np.float32)
+    a1, a2 = np.float32(0.375), np.float32(-3.0)
+    ref = (reference._silu(a1 * h1) * (a2 * h2)).astype(np.float16)
+    dev = {x: nvfp4rt.from_numpy(np.ascontiguousarray(d.physical(x)).view(np.uint8))
+           for x in ("a", "b1", "b2", "sfa", "sfb1", "sfb2")}
+    c = nvfp4rt.from_numpy(np.full((1, m, n), np.nan, np.float16))
+    plan = DT.DualGemmTilesPlan(m, n, k, 1, alpha1=float(a1), alpha2=float(a2), **kwargs)
+    plan.run(*(dev[x] for x in ("a", "b1", "b2", "sfa", "sfb1", "sfb2")), c)
+    res = reference.check(c.numpy().transpose(1, 2, 0), ref)
+    assert res.ok, f"{plan!r}: {res.report()}"
+
+
+@pytest.mark.gpu
+@requires_gpu
+def test_the_op_layer_picks_the_tiles_where_they_fit_one_wave_whole():
+    assert isinstance(D.plan_dual_gemm_silu(256, 3072, 4096), DT.DualGemmTilesPlan)
+    assert isinstance(D.plan_dual_gemm_silu(256, 4096, 7168), DT.DualGemmTilesPlan)
+    plan = D.plan_dual_gemm_silu(256, 4096, 7168)
+    assert plan.geometry.cluster == 1 and plan.geometry.units_per_cluster == plan.geometry.k_stages
