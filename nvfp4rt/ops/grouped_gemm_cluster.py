@@ -386,6 +386,12 @@ class GroupedGemmClusterPlan(GroupedOperands):
     def run(self, groups, alphas=None, stream=None):
         """Launch the grouped decode and the grouped GEMM on ``stream``; returns the list of c."""
         groups = list(groups)
+        repeat = self._repeat_key(groups, alphas, stream)
+        if repeat is not None and repeat == self._repeat:  # the last call's buffers, alphas and stream
+            self._decode._launch.launch()
+            self._launch.launch()
+            return [grp[4] for grp in groups]
+        self._repeat = None
         alphas, ptrs, handle, key, padded_any = self._decoded_a_call(groups, alphas, stream)
         if key != self._uploaded_key or padded_any:  # padded scales are copied again every call
             for i, p in enumerate(ptrs):
@@ -405,6 +411,8 @@ class GroupedGemmClusterPlan(GroupedOperands):
             Pointer(self._tile_ctas.ptr), Pointer(self._ws.ptr), Pointer(self._counters.ptr), g.num_stages,
             grid=g.grid, block=_THREADS, cluster=(g.cluster, 1, 1), shared_mem=self.shared_mem, stream=stream,
             programmatic=True))
+        if not padded_any:  # no per-call scale copy: a repeat of this call only needs the two launches
+            self._repeat = repeat
         return [grp[4] for grp in groups]
 
     __call__ = run

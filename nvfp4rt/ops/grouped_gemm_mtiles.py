@@ -242,6 +242,12 @@ class GroupedGemmMTilePlan(GroupedOperands):
     def run(self, groups, alphas=None, stream=None):
         """Launch the grouped decode and the GEMM on ``stream``; returns the list of c."""
         groups = list(groups)
+        repeat = self._repeat_key(groups, alphas, stream)
+        if repeat is not None and repeat == self._repeat:  # the last call's buffers, alphas and stream
+            self._decode._launch.launch()
+            self._launch.launch()
+            return [grp[4] for grp in groups]
+        self._repeat = None
         alphas, ptrs, handle, key, padded_any = self._decoded_a_call(groups, alphas, stream)
         if key != self._uploaded_key or padded_any:  # padded scales are copied again every call
             maps = [(self._map(i, "b", p[1], False).bytes, self._scale_map(i, "sfb", p[3], handle).bytes,
@@ -259,6 +265,8 @@ class GroupedGemmMTilePlan(GroupedOperands):
             g.k_stages, 0, 0, Pointer(self._mtab.ptr),
             grid=g.grid, block=g.threads, cluster=(g.cluster, 1, 1) if g.cluster > 1 else None,
             shared_mem=self.shared_mem, stream=stream, programmatic=True))
+        if not padded_any:  # no per-call scale copy: a repeat of this call only needs the two launches
+            self._repeat = repeat
         return [grp[4] for grp in groups]
 
     __call__ = run
