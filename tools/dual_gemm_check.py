@@ -1,12 +1,13 @@
 """GPU check of the SiLU-gated NVFP4 dual GEMM: the first kernel (ptx/dual_gemm_nvfp4_wgmma.ptx,
-nvfp4rt.ops.dual_gemm.DualGemmPlan) and the cluster kernel (ptx/dual_gemm_nvfp4_wgmma_cluster.ptx,
-nvfp4rt.ops.dual_gemm_cluster.DualGemmClusterPlan).
+nvfp4rt.ops.dual_gemm.DualGemmPlan), the cluster kernel (ptx/dual_gemm_nvfp4_wgmma_cluster.ptx,
+nvfp4rt.ops.dual_gemm_cluster.DualGemmClusterPlan) and the cluster GEMM's DUAL build on 128-row tiles
+(nvfp4rt.ops.dual_gemm_tiles.DualGemmTilesPlan).
 
     PYTHONPATH=. python3 tools/dual_gemm_check.py                 # correctness + timings
     PYTHONPATH=. python3 tools/dual_gemm_check.py --small         # few small shapes (compute-sanitizer)
     compute-sanitizer --tool memcheck python3 tools/dual_gemm_check.py --small
     PYTHONPATH=. python3 tools/dual_gemm_check.py --sweep         # variants on the competition shapes
-    options: --kernel auto|first|cluster (auto: the op layer's choice per shape, nvfp4rt.ops.dual_gemm.
+    options: --kernel auto|first|cluster|tiles (auto: the op layer's choice per shape, nvfp4rt.ops.dual_gemm.
              variant_for), --stages S, --units-per-cta U (forces the stream-K split; per cluster for the
              cluster kernel), --normal-operands, --wgmma-depth 1|3 (first kernel), --cluster 2|4,
              --a-bufs 3|4 (cluster kernel), --no-time, --iters N, --timeout SECONDS (per shape; default
@@ -14,7 +15,8 @@ nvfp4rt.ops.dual_gemm_cluster.DualGemmClusterPlan).
 
 --sweep: for each kernel variant (first = the first kernel as the op layer ran it before the cluster
 kernel; first_deep = its wgmma_depth=3; cl2 = the cluster kernel's default, clusters of 2; cl4 =
-clusters of 4; cl2_b3s5 = 3 a16 buffers and 5 stages; cl2_s2 = 2 stages) the competition shapes are
+clusters of 4; cl2_b3s5 = 3 a16 buffers and 5 stages; cl2_s2 = 2 stages; tiles = the 128-row DUAL build with
+its plan's schedule) the competition shapes are
 checked (both distributions) and timed; one line per variant and shape, then a table.
 
 For every shape and both distributions: fresh data (nvfp4rt.data.dual_gemm_data, seed=None), c
@@ -59,7 +61,14 @@ def make_plan(shape, kernel, kw):
     """The plan of ``kernel`` ('first', 'cluster' or 'auto') with the options that apply to it."""
     m, n, k, l = shape
     if kernel == "auto":
-        kernel = "cluster" if D.variant_for(m, n, k, l) == "wgmma_cluster" else "first"
+        kernel = {"wgmma_cluster": "cluster", "wgmma_tiles": "tiles"}.get(D.variant_for(m, n, k, l), "first")
+    if kernel == "tiles":
+        from nvfp4rt.ops.dual_gemm_tiles import DualGemmTilesPlan
+
+        opts = {x: kw[x] for x in ("stages", "cluster") if kw.get(x) is not None}
+        if kw.get("units_per_cta") is not None:
+            opts["units_per_cluster"] = kw["units_per_cta"]
+        return DualGemmTilesPlan(m, n, k, l, **opts)
     if kernel == "cluster":
         opts = {x: kw[x] for x in ("stages", "cluster", "a_bufs") if kw.get(x) is not None}
         if kw.get("units_per_cta") is not None:
@@ -101,7 +110,7 @@ def check_shape(shape, distribution, plan_kwargs, verbose, prefix="", kernel="au
 
 SWEEP = {"first": ("first", {}), "first_deep": ("first", dict(wgmma_depth=3)), "cl2": ("cluster", {}),
          "cl4": ("cluster", dict(cluster=4)), "cl2_b3s5": ("cluster", dict(a_bufs=3, stages=5)),
-         "cl2_s2": ("cluster", dict(stages=2))}
+         "cl2_s2": ("cluster", dict(stages=2)), "tiles": ("tiles", {})}
 
 
 def time_shape(shape, kw, iters, dog, kernel="auto"):
@@ -156,7 +165,7 @@ def main(argv=None):
     ap.add_argument("--sweep", action="store_true")
     ap.add_argument("--normal-operands", action="store_true")
     ap.add_argument("--wgmma-depth", type=int, choices=D.WGMMA_DEPTHS, default=1)
-    ap.add_argument("--kernel", choices=("auto", "first", "cluster"), default="auto")
+    ap.add_argument("--kernel", choices=("auto", "first", "cluster", "tiles"), default="auto")
     ap.add_argument("--cluster", type=int, choices=DC.CLUSTER_SIZES)
     ap.add_argument("--a-bufs", type=int, choices=DC.A_BUFS_CHOICES)
     ap.add_argument("--stages", type=int)
