@@ -26,11 +26,12 @@ _PROF_REG = re.compile(r"%(?:pc0|pc1|pe0|pt0|pi0|ps1|pf_\w+|pq)\b")
 #: kernels under test: the three ops' defaults, and the GEMM built with its K-split epilogue
 _BUILDS = {**{op: {} for op in P.KERNELS}, "gemm_ksplit": {"CLUSTER": 1, "KSPLIT": 2},
            "dual_gemm_ksplit": {"CLUSTER": 1, "KSPLIT": 2},
-           "gemm_ksplit_push": {"CLUSTER": 1, "KSPLIT": 2, "KS_PUSH": 1, "C_PITCH": 0, "A_BUFS": 10}}
+           "gemm_ksplit_push": {"CLUSTER": 1, "KSPLIT": 2, "KS_PUSH": 1, "C_PITCH": 0, "A_BUFS": 10},
+           "gemm_dual": {"CLUSTER": 1, "DUAL": 1}}
 
 
 def _rendered(build):
-    op = build.split("_ksplit")[0]
+    op = build.split("_ksplit")[0].split("_dual")[0]
     constants = {**P.default_constants(op), **_BUILDS[build]}
     return render((ptx_dir() / P.KERNELS[op][1]).read_text(), "sm_90a", constants)
 
@@ -90,7 +91,8 @@ def test_report_names_every_share():
 
 @pytest.mark.gpu
 @requires_gpu
-@pytest.mark.parametrize("op, shapes", [("gemm", ["small"]), ("grouped_gemm", ["2"]), ("dual_gemm", ["256,4096,7168"])])
+@pytest.mark.parametrize("op, shapes", [("gemm", ["small"]), ("grouped_gemm", ["2"]), ("dual_gemm", ["256,4096,7168"]),
+                                       ("dual_gemm", ["512,3072,7168"])])  # the 128-row DUAL build, the cluster kernel
 def test_counters_of_real_launches_add_up(op, shapes):
     runs = 3
     results = list(P.collect(op, shapes, runs))

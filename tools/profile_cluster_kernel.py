@@ -7,7 +7,8 @@ epilogue phase, summed over all threads of a launch.
     PYTHONPATH=. python3 tools/profile_cluster_kernel.py grouped_gemm --ptx-out /tmp/prof.ptx   # CPU only
 
 The three cluster kernels (ptx/gemm_nvfp4_wgmma_cluster.ptx, ptx/dual_gemm_nvfp4_wgmma_cluster.ptx,
-ptx/grouped_gemm_nvfp4_wgmma_cluster.ptx) share one structure: consumer warpgroups run SEG_LOOP ->
+ptx/grouped_gemm_nvfp4_wgmma_cluster.ptx; the dual's 128-row plan runs the first one's DUAL = 1 build) share one
+structure: consumer warpgroups run SEG_LOOP ->
 UNIT_LOOP (-> UNIT_LOOP_N<N> in the grouped one) -> segment epilogue (partials, reduction, fp16 store)
 -> NEXT_SEG; a B producer (B_LOOP) and an A16 producer (A_LOOP) feed them.  :func:`instrument` takes
 the kernel's rendered PTX and adds, without changing what the kernel computes:
@@ -47,6 +48,9 @@ KERNELS = {
     "dual_gemm": ("nvfp4rt.ops.dual_gemm_cluster", "dual_gemm_nvfp4_wgmma_cluster.ptx"),
     "grouped_gemm": ("nvfp4rt.ops.grouped_gemm_cluster", "grouped_gemm_nvfp4_wgmma_cluster.ptx"),
 }
+#: more plan modules an op may run, each with the op whose kernel file it builds (the dual's 128-row tiles are the
+#: cluster GEMM's DUAL = 1 build)
+ALSO = {"dual_gemm": (("nvfp4rt.ops.dual_gemm_tiles", "gemm"),)}
 #: the op layer module whose plan cache (``_cached_plan``) the bench's calls go through
 OP_LAYERS = {"gemm": "nvfp4rt.ops.gemm", "dual_gemm": "nvfp4rt.ops.dual_gemm", "grouped_gemm": "nvfp4rt.ops.grouped_gemm"}
 _REGS = ("%pc0", "%pc1", "%pe0", "%pt0", "%pi0", "%ps1", "%pf_b", "%pf_a", "%pf_g", "%pf_e", "%pf_i", "%pf_part",
@@ -228,20 +232,25 @@ def collect(op: str, shapes=None, runs: int = 20):
     from nvfp4rt.bench import DriverTimer, get_op
     from nvfp4rt.module import load
 
-    plan_mod = importlib.import_module(KERNELS[op][0])
+    patched = [(importlib.import_module(KERNELS[op][0]), op)]
+    patched += [(importlib.import_module(mod), source_op) for mod, source_op in ALSO.get(op, ())]
     modules = {}
 
-    def instrumented_kernel(ordinal, constants):
-        if constants not in modules:
-            modules[constants] = load(instrumented_source(op, dict(constants)), device=driver.Device(ordinal),
-                                      target="sm_90a")
-        return modules[constants].kernel(next(iter(modules[constants].entries)))
+    def loader(source_op):
+        def instrumented_kernel(ordinal, constants):
+            key = (source_op, constants)
+            if key not in modules:
+                modules[key] = load(instrumented_source(source_op, dict(constants)), device=driver.Device(ordinal),
+                                    target="sm_90a")
+            return modules[key].kernel(next(iter(modules[key].entries)))
+        return instrumented_kernel
 
     # the op layer caches plans, and a cached plan keeps the kernel it was built with: drop them on the way
     # in (so the bench's calls build plans with the instrumented kernel) and on the way out (so none leaks)
     op_layer = importlib.import_module(OP_LAYERS[op])
-    saved = plan_mod._kernel
-    plan_mod._kernel = instrumented_kernel
+    saved = [mod._kernel for mod, _ in patched]
+    for mod, source_op in patched:
+        mod._kernel = loader(source_op)
     op_layer._cached_plan.cache_clear()
     try:
         dev = nvfp4rt.device()
@@ -269,7 +278,8 @@ def collect(op: str, shapes=None, runs: int = 20):
                     total += buf
             yield bench.shape_label(shape), total
     finally:
-        plan_mod._kernel = saved
+        for (mod, _), kernel in zip(patched, saved):
+            mod._kernel = kernel
         op_layer._cached_plan.cache_clear()
 
 
