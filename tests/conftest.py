@@ -1,7 +1,8 @@
 """Shared test helpers.
 
 ``requires_gpu`` skips a test (with the driver's reason) where no CUDA driver or
-device is available; GPU tests also carry ``@pytest.mark.gpu``.
+device is available; GPU tests also carry ``@pytest.mark.gpu``.  ``requires_ptxas``
+skips a test where no ptxas is found (the offline assembly checks).
 """
 import pytest
 
@@ -10,3 +11,6 @@ import nvfp4rt.driver
 _GPU_REASON = nvfp4rt.driver.unavailable_reason()
 
 requires_gpu = pytest.mark.skipif(_GPU_REASON is not None, reason=f"needs a CUDA GPU: {_GPU_REASON}")
+
+requires_ptxas = pytest.mark.skipif(__import__("nvfp4rt.assemble", fromlist=["find_ptxas"]).find_ptxas() is None,
+                                    reason="ptxas not found")

@@ -14,7 +14,7 @@ from nvfp4rt.ops import dual_gemm_tiles as DT
 from nvfp4rt.ops import gemm_wgmma_cluster as GC
 from nvfp4rt.ptxsource import ptx_dir, render
 
-from conftest import requires_gpu
+from conftest import requires_gpu, requires_ptxas
 
 KERNEL = ptx_dir() / "gemm_nvfp4_wgmma_cluster.ptx"
 
@@ -70,17 +70,11 @@ def test_dual_constants_refuse_the_epilogues_it_does_not_have(kwargs, match):
         GC.kernel_constants(**{"cluster": 2, "a_bufs": 6, **kwargs, "dual": True})
 
 
-try:
-    from nvfp4rt.assemble import assemble, find_ptxas
-
-    _HAVE_PTXAS = find_ptxas() is not None
-except ImportError:  # pragma: no cover
-    _HAVE_PTXAS = False
-
-
-@pytest.mark.skipif(not _HAVE_PTXAS, reason="ptxas not found")
+@requires_ptxas
 @pytest.mark.parametrize("cluster", GC.CLUSTER_SIZES)
 def test_dual_build_assembles_without_spills(cluster):
+    from nvfp4rt.assemble import assemble
+
     rep = assemble(KERNEL, "sm_90a", GC.kernel_constants(cluster, 6, 1, 2, dual=True))
     fn = rep.functions["nvfp4_gemm_wgmma_cluster"]
     assert not fn.spills and fn.stack_frame == 0 and fn.local_bytes == 0

@@ -213,7 +213,6 @@ class DualGemmClusterPlan(DualOperands):
         self.constants = kernel_constants(probe.cluster, probe.a_bufs, head_check, head_wait, ks)
         props = self._setup_problem(m, n, k, l, layout, device)
         dev = self.device
-        from .gemm_wgmma_cluster import _max_active_clusters
 
         if auto_ksplit:
             def kernel_for(cand):
@@ -226,22 +225,33 @@ class DualGemmClusterPlan(DualOperands):
                 cluster = 1
                 probe = dual_cluster_geometry(m, n, k, l, 1, cluster=1, stages=stages, a_bufs=a_bufs, ksplit=ks)
                 self.constants = kernel_constants(1, probe.a_bufs, head_check, head_wait, ks)
-        if probe.shared_mem > props.max_shared_per_block_optin:
-            raise ValueError(f"stages={probe.num_stages}, a_bufs={probe.a_bufs} need {probe.shared_mem} bytes of "
-                             f"shared memory; the device allows {props.max_shared_per_block_optin}")
-        self.kernel = _kernel(dev.ordinal, tuple(sorted(self.constants.items())))
-        self.kernel.set_max_dynamic_shared(probe.shared_mem)
-        self.max_clusters = _max_active_clusters(self.kernel, probe.launch_cluster, _THREADS, probe.shared_mem,
-                                                 props.sm_count)
+        self._load_kernel(_kernel, probe, props)
         self.geometry = g = dual_cluster_geometry(m, n, k, l, self.max_clusters, cluster=cluster, stages=stages,
                                                   a_bufs=a_bufs, units_per_cluster=units_per_cluster, ksplit=ks)
         self.m, self.n, self.k, self.l = g.m, g.n, g.k, g.l
         self.shared_mem = g.shared_mem
+        self._setup_buffers()
 
+    def _load_kernel(self, loader, probe, props) -> None:
+        """``kernel``: ``loader``'s build of ``constants``, allowed the ``probe`` geometry's shared memory (checked
+        against the device), and ``max_clusters``, the clusters of it the device holds at once."""
+        from .gemm_wgmma_cluster import _max_active_clusters
+
+        if probe.shared_mem > props.max_shared_per_block_optin:
+            raise ValueError(f"stages={probe.num_stages}, a_bufs={probe.a_bufs} need {probe.shared_mem} bytes of "
+                             f"shared memory; the device allows {props.max_shared_per_block_optin}")
+        self.kernel = loader(self.device.ordinal, tuple(sorted(self.constants.items())))
+        self.kernel.set_max_dynamic_shared(probe.shared_mem)
+        self.max_clusters = _max_active_clusters(self.kernel, probe.launch_cluster, _THREADS, probe.shared_mem,
+                                                 props.sm_count)
+
+    def _setup_buffers(self) -> None:
+        """The A decode and its A16 buffer, the stream-K workspace, zeroed counters and the operands' map state, for
+        ``geometry`` and ``layout``."""
         from ..memory import DeviceAllocation
         from .decode_a16 import DecodeA16Plan
 
-        lay = self.layout
+        g, lay, dev = self.geometry, self.layout, self.device
         self._decode = DecodeA16Plan(g.m, g.k, g.l, lay.a_row, lay.a_batch, lay.sfa_row, lay.sfa_batch, device=dev)
         self._a16 = DeviceAllocation(2 * g.l * g.m * g.k, dev)
         self._ws = DeviceAllocation(g.workspace_bytes, dev)

@@ -15,13 +15,11 @@ chooses this plan where the tiles fit one wave as whole tiles.
 """
 from __future__ import annotations
 
-from .. import driver
 from ..launch import Pointer
 from ._args import finite_float
 from .dual_gemm_cluster import DualGemmClusterPlan, _alphas_fit
 from .gemm_wgmma_cluster import (DEFAULT_CLUSTER, DEFAULT_HEAD_WAIT, TILE, _ALPHA_SCALE, _kernel,
-                                  _ksplit_problem, _max_active_clusters, cluster_geometry, kernel_constants,
-                                  prefer_whole_tiles)
+                                  _ksplit_problem, cluster_geometry, kernel_constants, prefer_whole_tiles)
 
 __all__ = ["DualGemmTilesPlan", "whole_tiles", "TILE_M", "TILE_N"]
 
@@ -64,7 +62,6 @@ class DualGemmTilesPlan(DualGemmClusterPlan):
         cluster_geometry(m, 2 * n, k, l, 1, cluster=cluster or 1, stages=stages, a_bufs=a_bufs,
                          units_per_cluster=units_per_cluster)
         props = self._setup_problem(m, n, k, l, layout, device)
-        dev = self.device
         if cluster is None and units_per_cluster is None:
             if whole_tiles(m, n, k, l, props.sm_count):
                 cluster, units_per_cluster = 1, -(-k // 256)
@@ -75,30 +72,12 @@ class DualGemmTilesPlan(DualGemmClusterPlan):
         probe = cluster_geometry(m, 2 * n, k, l, 1, cluster=cluster, stages=stages, a_bufs=a_bufs,
                                  units_per_cluster=units_per_cluster)
         self.constants = kernel_constants(cluster, probe.a_bufs, 1, 2, head_check, head_wait, dual=True)
-        if probe.shared_mem > props.max_shared_per_block_optin:
-            raise ValueError(f"stages={probe.num_stages}, a_bufs={probe.a_bufs} need {probe.shared_mem} bytes of "
-                             f"shared memory; the device allows {props.max_shared_per_block_optin}")
-        self.kernel = _kernel(dev.ordinal, tuple(sorted(self.constants.items())))
-        self.kernel.set_max_dynamic_shared(probe.shared_mem)
-        self.max_clusters = _max_active_clusters(self.kernel, probe.launch_cluster, _THREADS, probe.shared_mem,
-                                                 props.sm_count)
+        self._load_kernel(_kernel, probe, props)
         self.geometry = g = cluster_geometry(m, 2 * n, k, l, self.max_clusters, cluster=cluster, stages=stages,
                                              a_bufs=a_bufs, units_per_cluster=units_per_cluster)
         self.m, self.n, self.k, self.l = g.m, int(n), g.k, g.l
         self.shared_mem = g.shared_mem
-
-        from ..memory import DeviceAllocation
-        from .decode_a16 import DecodeA16Plan
-
-        lay = self.layout
-        self._decode = DecodeA16Plan(g.m, g.k, g.l, lay.a_row, lay.a_batch, lay.sfa_row, lay.sfa_batch, device=dev)
-        self._a16 = DeviceAllocation(2 * g.l * g.m * g.k, dev)
-        self._ws = DeviceAllocation(g.workspace_bytes, dev)
-        self._counters = DeviceAllocation(4 * g.counters, dev)
-        driver.call("cuMemsetD32", self._counters.ptr, 0, g.counters)
-        self._a16_map = None
-        self._init_operands()
-        self._repeat = None
+        self._setup_buffers()
 
     def _kernel_maps(self, maps: dict) -> dict:
         """B1's maps are the GEMM's ``tmap_b`` / ``tmap_sfb``; B2's are the DUAL build's ``tmap_b2`` / ``tmap_sfb2``."""

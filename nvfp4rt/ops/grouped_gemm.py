@@ -429,6 +429,17 @@ class GroupedOperands:
         padded = any(self._scale_padded(i, "sfb", p[3]) for i, p in enumerate(ptrs))
         return alphas, ptrs, handle, (tuple(ptrs), tuple(alphas)), padded
 
+    def _relaunch_if_repeat(self, groups, alphas, stream) -> tuple:
+        """(this call's repeat key, whether it repeats the last call: then the decode and the GEMM were relaunched as
+        they are).  Otherwise the last call's key is forgotten until this call has passed every check."""
+        repeat = self._repeat_key(groups, alphas, stream)
+        if repeat is not None and repeat == self._repeat:
+            self._decode._launch.launch()
+            self._launch.launch()
+            return repeat, True
+        self._repeat = None
+        return repeat, False
+
     def _decode_table_for(self, ptrs) -> np.ndarray:
         """The grouped decode's table for these ``(a, b, sfa, sfb, c)`` pointers."""
         return self._decode.table([p[0] for p in ptrs], [p[2] for p in ptrs], [lay.a_row for lay in self.layouts],

@@ -242,12 +242,9 @@ class GroupedGemmMTilePlan(GroupedOperands):
     def run(self, groups, alphas=None, stream=None):
         """Launch the grouped decode and the GEMM on ``stream``; returns the list of c."""
         groups = list(groups)
-        repeat = self._repeat_key(groups, alphas, stream)
-        if repeat is not None and repeat == self._repeat:  # the last call's buffers, alphas and stream
-            self._decode._launch.launch()
-            self._launch.launch()
+        repeat, repeated = self._relaunch_if_repeat(groups, alphas, stream)
+        if repeated:  # the last call's buffers, alphas and stream
             return [grp[4] for grp in groups]
-        self._repeat = None
         alphas, ptrs, handle, key, padded_any = self._decoded_a_call(groups, alphas, stream)
         if key != self._uploaded_key or padded_any:  # padded scales are copied again every call
             maps = [(self._map(i, "b", p[1], False).bytes, self._scale_map(i, "sfb", p[3], handle).bytes,
