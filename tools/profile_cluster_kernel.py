@@ -245,13 +245,19 @@ def collect(op: str, shapes=None, runs: int = 20):
             return modules[key].kernel(next(iter(modules[key].entries)))
         return instrumented_kernel
 
-    # the op layer caches plans, and a cached plan keeps the kernel it was built with: drop them on the way
-    # in (so the bench's calls build plans with the instrumented kernel) and on the way out (so none leaks)
+    # the op layer caches plans (per shape, and per kind of raw operands), and a cached plan keeps the kernel it
+    # was built with: drop them on the way in (so the bench's calls build plans with the instrumented kernel) and
+    # on the way out (so none leaks)
     op_layer = importlib.import_module(OP_LAYERS[op])
+
+    def clear_plan_caches():
+        for cache in ("_cached_plan", "_raw_plan"):
+            getattr(op_layer, cache).cache_clear()
+
     saved = [mod._kernel for mod, _ in patched]
     for mod, source_op in patched:
         mod._kernel = loader(source_op)
-    op_layer._cached_plan.cache_clear()
+    clear_plan_caches()
     try:
         dev = nvfp4rt.device()
         bench = get_op(op)(device=dev)
@@ -280,7 +286,7 @@ def collect(op: str, shapes=None, runs: int = 20):
     finally:
         for (mod, _), kernel in zip(patched, saved):
             mod._kernel = kernel
-        op_layer._cached_plan.cache_clear()
+        clear_plan_caches()
 
 
 def main(argv=None) -> int:
