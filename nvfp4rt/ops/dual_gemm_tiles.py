@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from ..launch import Pointer
 from ._args import finite_float
+from .dual_gemm import STAGE_K
 from .dual_gemm_cluster import DualGemmClusterPlan, _alphas_fit
 from .gemm_wgmma_cluster import (DEFAULT_CLUSTER, DEFAULT_HEAD_WAIT, TILE, _ALPHA_SCALE, _kernel,
                                   _ksplit_problem, cluster_geometry, kernel_constants, prefer_whole_tiles)
@@ -26,7 +27,6 @@ __all__ = ["DualGemmTilesPlan", "whole_tiles", "TILE_M", "TILE_N"]
 #: output rows (A rows) and columns of one CTA tile
 TILE_M = TILE
 TILE_N = 64
-_THREADS = 384
 
 
 def whole_tiles(m: int, n: int, k: int, l: int, sm_count: int) -> bool:
@@ -64,7 +64,7 @@ class DualGemmTilesPlan(DualGemmClusterPlan):
         props = self._setup_problem(m, n, k, l, layout, device)
         if cluster is None and units_per_cluster is None:
             if whole_tiles(m, n, k, l, props.sm_count):
-                cluster, units_per_cluster = 1, -(-k // 256)
+                cluster, units_per_cluster = 1, -(-k // STAGE_K)
             else:
                 cluster = DEFAULT_CLUSTER
         elif cluster is None:
@@ -91,7 +91,7 @@ class DualGemmTilesPlan(DualGemmClusterPlan):
             g.m_tiles, g.n_tiles, g.units, g.units_per_cluster, g.num_stages, self.alpha1 * _ALPHA_SCALE,
             g.main_units, g.help_upc, g.help_slots, Pointer(0), maps["b2"], maps["sfb2"],
             self.alpha2 * _ALPHA_SCALE,
-            grid=g.grid, block=_THREADS, cluster=(g.launch_cluster, 1, 1) if g.launch_cluster > 1 else None,
+            grid=g.grid, block=g.threads, cluster=(g.launch_cluster, 1, 1) if g.launch_cluster > 1 else None,
             shared_mem=self.shared_mem, stream=stream, programmatic=True)
 
     def __repr__(self) -> str:

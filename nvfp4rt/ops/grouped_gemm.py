@@ -416,6 +416,11 @@ class GroupedOperands:
         self._a16_maps = [self._map(i, "a16", self._a16.ptr + self._decode.offsets[i], False, dtype="float16")
                           for i in range(G)]
 
+    @property
+    def a16_bytes(self) -> int:
+        """Bytes of the A16 buffer a plan that decodes A once per call owns (every group's A in fp16)."""
+        return self._decode.out_bytes
+
     def _decoded_a_call(self, groups, alphas, stream):
         """One call's checked inputs for a plan that decodes A once: (alphas, pointers, stream handle, upload key,
         whether any group's sfb goes through padded rows: then its scales are copied again every call)."""

@@ -379,10 +379,6 @@ class GroupedGemmClusterPlan(GroupedOperands):
     def geometry_cluster(self) -> int:
         return self.constants["CLUSTER"]
 
-    @property
-    def a16_bytes(self) -> int:
-        return self._decode.out_bytes
-
     def run(self, groups, alphas=None, stream=None):
         """Launch the grouped decode and the grouped GEMM on ``stream``; returns the list of c."""
         groups = list(groups)

@@ -235,10 +235,6 @@ class GroupedGemmMTilePlan(GroupedOperands):
             return (1, n, inner), (n * pitch, pitch), (1, self.geometry.tile_n, STAGE_K // 16), "none"
         raise ValueError(f"which must be 'a16', 'b' or 'sfb', got {which!r}")
 
-    @property
-    def a16_bytes(self) -> int:
-        return self._decode.out_bytes
-
     def run(self, groups, alphas=None, stream=None):
         """Launch the grouped decode and the GEMM on ``stream``; returns the list of c."""
         groups = list(groups)
