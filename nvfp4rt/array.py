@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import operator
+from typing import NamedTuple
 
 import ml_dtypes
 import numpy as np
@@ -29,7 +30,7 @@ from .dlpack import (FP4_X2, byte_span, c_contiguous_strides, consume_capsule, e
 from .memory import DeviceAllocation
 from .stream import Event, Stream, as_stream, resolve_device
 
-__all__ = ["DeviceArray", "asarray", "empty", "from_dlpack", "from_numpy", "full", "zeros"]
+__all__ = ["ArrayMeta", "DeviceArray", "asarray", "empty", "from_dlpack", "from_numpy", "full", "zeros"]
 
 
 # ----------------------------------------------------------------------------- argument checks
@@ -81,6 +82,16 @@ def _is_c_contiguous(shape, strides, itemsize) -> bool:
 
 
 # ----------------------------------------------------------------------------- the array
+
+class ArrayMeta(NamedTuple):
+    """What a raw op checks and caches its plan on: the shape, byte strides (None: C-contiguous), dtype and
+    device ordinal of an operand.  Hashable; nothing in it changes while the same view is passed again."""
+
+    shape: tuple
+    strides: tuple | None
+    dtype: object
+    ordinal: int
+
 
 class DeviceArray:
     """An n-dimensional array in device memory.
@@ -150,6 +161,7 @@ class DeviceArray:
         self._stream = stream        # None: the device's default stream
         self._closed = False
         self._host_keepalive = None  # the host buffer of the last async copy from host
+        self._meta = None            # ArrayMeta, made on first use (a view's description never changes)
 
     def _derive(self, ptr, shape, dt, strides, hint) -> "DeviceArray":
         """A view sharing this array's memory (keeps this array alive)."""
@@ -167,6 +179,14 @@ class DeviceArray:
     readonly = property(lambda self: self._readonly)
     owning = property(lambda self: self._owning, doc="True when this array allocated its memory.")
     base = property(lambda self: self._owner, doc="The producer or array this one borrows from (None if owning).")
+
+    @property
+    def meta(self) -> ArrayMeta:
+        """The view's :class:`ArrayMeta` (made once: the raw ops read it on every call)."""
+        m = self._meta
+        if m is None:
+            m = self._meta = ArrayMeta(self._shape, self._strides, self._dtype, self._device.ordinal)
+        return m
 
     @property
     def ndim(self) -> int:

@@ -73,6 +73,18 @@ def test_metadata_of_a_c_contiguous_array():
     assert a.is_c_contiguous and not a.owning and a.ptr == FAKE_PTR
 
 
+def test_meta_describes_the_view_and_is_made_once():
+    a = fake((4, 6, 2), np.uint8)
+    m = a.meta
+    assert m == A.ArrayMeta((4, 6, 2), (12, 2, 1), np.dtype(np.uint8), 0)
+    assert a.meta is m                       # cached: the raw ops read it on every call
+    t = a.transpose(1, 2, 0)
+    assert t.meta == A.ArrayMeta((6, 2, 4), (2, 1, 12), np.dtype(np.uint8), 0)
+    from nvfp4rt.ops.gemv import device_operands
+    arrays, metas = device_operands(("a", "t"), (a, t), FakeDevice())
+    assert arrays == (a, t) and metas[0] is m and metas[1] is t.meta   # the raw calls' hot path reuses it
+
+
 def test_transpose_matches_numpy_strides():
     ref = np.empty((2, 3, 4), np.float32)
     a = fake((2, 3, 4))

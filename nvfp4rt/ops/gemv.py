@@ -17,14 +17,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import NamedTuple
 
 import numpy as np
 
 from .. import driver
 from ..memory import copy_2d_async
 from ..ptxsource import ptx_dir
-from ..array import DeviceArray
+from ..array import ArrayMeta, DeviceArray
 from ._args import competition_operands
 
 __all__ = ["gemv", "gemv_raw", "GemvPlan", "GemvLayout", "plan_gemv", "variant_for", "MAX_K"]
@@ -296,9 +295,12 @@ def device_operands(names, arrays, dev) -> tuple[tuple, tuple]:
     changes between calls with the same kind of operands)."""
     if not all(type(x) in _OUR_ARRAY_TYPES for x in arrays):
         arrays = tuple(_as_device(n, x, dev) for n, x in zip(names, arrays))
-    meta = tuple(_Meta(tuple(x.shape), None if x.strides is None else tuple(x.strides), x.dtype, x.device.ordinal)
-                 for x in arrays)
-    return arrays, meta
+    return arrays, tuple(x.meta if type(x) in _OUR_ARRAY_TYPES else _meta_of(x) for x in arrays)
+
+
+def _meta_of(x) -> _Meta:
+    """The :class:`_Meta` of a duck-typed device array (ours keep theirs: ``DeviceArray.meta``)."""
+    return _Meta(tuple(x.shape), None if x.strides is None else tuple(x.strides), x.dtype, x.device.ordinal)
 
 
 def check_devices(names, meta, ordinal: int) -> None:
@@ -308,13 +310,8 @@ def check_devices(names, meta, ordinal: int) -> None:
             raise ValueError(f"{name} is on device {x.ordinal}, but the operation runs on device {ordinal}")
 
 
-class _Meta(NamedTuple):
-    """What the raw call's checks look at: shape, byte strides (or None), dtype and device of an operand."""
-
-    shape: tuple
-    strides: tuple | None
-    dtype: object
-    ordinal: int
+#: what the raw forms' checks look at (shape, byte strides, dtype, device), one per operand
+_Meta = ArrayMeta
 
 
 @lru_cache(maxsize=256)
@@ -440,6 +437,7 @@ class _CView:
         self.dtype = base.dtype
         self.ptr = base.ptr
         self.device = base.device
+        self.meta = _meta_of(self)
 
 
 #: the device-array types whose attributes need no duck-typing check (the hot path of the raw calls)

@@ -688,7 +688,7 @@ def grouped_gemm_raw(groups, *, alphas=None, stream=None):
     for i, grp in enumerate(groups):
         if not isinstance(grp, (tuple, list)) or len(grp) != 5:
             raise ValueError(f"groups[{i}] must be (a, b, sfa, sfb, c), got {type(grp).__name__}")
-        arrs, meta = device_operands(tuple(f"groups[{i}].{nm}" for nm in _RAW_NAMES), tuple(grp), dev)
+        arrs, meta = device_operands(_group_names(i), tuple(grp), dev)
         arrays.append(arrs)
         metas.append(meta)
     if alphas is not None:
@@ -706,6 +706,12 @@ def grouped_gemm_raw(groups, *, alphas=None, stream=None):
 
 
 _RAW_NAMES = ("a", "b", "sfa", "sfb", "c")
+
+
+@lru_cache(maxsize=None)
+def _group_names(i: int) -> tuple:
+    """The operand names of group i in messages (``groups[3].sfb``), made once per index."""
+    return tuple(f"groups[{i}].{nm}" for nm in _RAW_NAMES)
 #: alphas that do not survive the 2^28 operand scaling, for :func:`variant_for` where only that fact is known
 _UNFIT_ALPHAS = (float(np.finfo(np.float32).max),)
 
@@ -718,7 +724,7 @@ def _raw_plan(metas: tuple, ordinal: int, alphas_fit_: bool):
     from .gemv import check_devices
 
     for i, meta in enumerate(metas):
-        check_devices(tuple(f"groups[{i}].{nm}" for nm in _RAW_NAMES), meta, ordinal)
+        check_devices(_group_names(i), meta, ordinal)
     info = _raw_groups(metas)
     dev = driver.Device(ordinal)
     if tuple(dev.compute_capability) != (9, 0):
