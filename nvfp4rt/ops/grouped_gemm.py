@@ -708,10 +708,12 @@ def grouped_gemm_raw(groups, *, alphas=None, stream=None):
 _RAW_NAMES = ("a", "b", "sfa", "sfb", "c")
 
 
-@lru_cache(maxsize=None)
+@lru_cache(maxsize=1024)
 def _group_names(i: int) -> tuple:
     """The operand names of group i in messages (``groups[3].sfb``), made once per index."""
     return tuple(f"groups[{i}].{nm}" for nm in _RAW_NAMES)
+
+
 #: alphas that do not survive the 2^28 operand scaling, for :func:`variant_for` where only that fact is known
 _UNFIT_ALPHAS = (float(np.finfo(np.float32).max),)
 
