@@ -3,7 +3,8 @@
 CPU part:
 * its consumer unit loop is the A_DECODER=1 loop of ptx/gemm_nvfp4_wgmma.ptx (which
   tests/test_gemm_wgmma.py replays on numpy: mapping, swizzles, descriptors, hazards) with
-  exactly the documented changes (18432-byte slots, a16 release to every CTA of the cluster);
+  exactly the documented changes (18432-byte slots, a16 release to every CTA of the cluster, and session 19's
+  shfl'd descriptor and per-unit scale loads);
 * it assembles for every cluster size and a16 depth without spills or wgmma serialisation;
 * the cluster-level stream-K split covers every unit once and gives each CTA distinct slots;
 * a model of the multicast a16 ring: no buffer is refilled while any CTA may still read it,
@@ -50,6 +51,45 @@ def _cluster_text(cluster=1, a_bufs=6, wgmma_depth=1) -> str:
 
 # ============================================================== the main loop is the replayed one
 
+_SCALE_BYTES = re.compile(r"    ld\.shared\.u8 %sb0, \[%sfslot\+(\d+)\];[^\n]*\n    ld\.shared\.u8 %sb1, \[%sfslot\+\d+\];\n"
+                          r"(?:    [^\n]*\n){6}")
+
+
+def _scales_per_unit(m: re.Match) -> str:
+    """Piece pp's scale block, session 19: even pieces turn bytes t/2 and 2 + t/2 of scale word pp/2 into both
+    pieces' half2 scales (one prmt and one cvt per row), odd pieces broadcast the high halves."""
+    pp = int(m.group(1)) // 2
+    if pp % 2:
+        return ("    mov.b32 {%hl, %hh}, %sq0;\n    mov.b32 %sw0, {%hh, %hh};\n"
+                "    mov.b32 {%hl, %hh}, %sq1;\n    mov.b32 %sw1, {%hh, %hh};\n")
+    j = pp // 2
+    return (f"    prmt.b32 %tmp, %sc{j}, 0, %ssel;       // this thread's scale bytes of pieces {pp} and {pp + 1}: "
+            f"(s{pp}, s{pp + 1})\n    mov.b32 {{%sb0, %sbx}}, %tmp;\n    cvt.rn.f16x2.e4m3x2 %sq0, %sb0;\n"
+            f"    prmt.b32 %tmp, %sc{4 + j}, 0, %ssel;\n    mov.b32 {{%sb1, %sbx}}, %tmp;\n"
+            "    cvt.rn.f16x2.e4m3x2 %sq1, %sb1;\n"
+            "    mov.b32 {%hl, %hh}, %sq0;\n    mov.b32 %sw0, {%hl, %hl};\n"
+            "    mov.b32 {%hl, %hh}, %sq1;\n    mov.b32 %sw1, {%hl, %hl};\n")
+
+
+def _session19_changes(loop: str) -> str:
+    """The unit loop's two session-19 changes (docs/device-logs/2026-11-22-session19): the a16 descriptor's low word
+    goes through shfl.sync (ptxas keeps the descriptors in uniform registers), and a unit's scale bytes are loaded
+    once at its top."""
+    loop = loop.replace("    or.b32 %dlo, %dlo, 0x10000;               // LBO field = 1 (unused with 128B swizzle)\n",
+                        "    or.b32 %dlo, %dlo, 0x10000;               // LBO field = 1 (unused with 128B swizzle)\n"
+                        "    shfl.sync.idx.b32 %dlo, %dlo, 0, 31, -1;  // lane 0's (the same in every lane): descriptors "
+                        "in uniform registers\n")
+    loop = loop.replace(
+        "    add.u32 %sfslot, %slot_addr, %sfB;        // piece 2j+q's scale byte: + 4j + 2q (row g + 8: + 128)\n",
+        "    add.u32 %sfslot, %slot_addr, %sfB;        // row g's scale bytes at %sfslot & -16 (row g + 8: + 128)\n"
+        "    // ---- the unit's scale bytes: row g's 16 (k blocks 0..15: word j holds sub-step j's) and row g + 8's\n"
+        "    and.b32 %addr, %sfslot, -16;\n    ld.shared.v4.b32 {%sc0, %sc1, %sc2, %sc3}, [%addr];\n"
+        "    ld.shared.v4.b32 {%sc4, %sc5, %sc6, %sc7}, [%addr+128];\n")
+    loop, n = _SCALE_BYTES.subn(_scales_per_unit, loop)
+    assert n == 8
+    return loop
+
+
 def test_unit_loop_is_the_decoder_variant_loop_with_the_documented_changes():
     gemm = render(GEMM.read_text(), "sm_90a", W.kernel_constants(normal_operands=False, a_decoder=True, a_bufs=4))
     loop = _unit_loop(gemm)
@@ -62,6 +102,7 @@ def test_unit_loop_is_the_decoder_variant_loop_with_the_documented_changes():
     loop = loop.replace("// ---- A_DECODER=1: the decoder warpgroup fills a16 buffer ab (waited for below, before the first wgmma)",
                         "// ---- the A16 producer fills a16 buffer ab by TMA (waited for below, before the first wgmma)")
     loop = re.sub(r"    add\.u32 %j3, %j3, 1;\n    setp\.eq\.u32 %p_wrap, %j3, 3;\n    @%p_wrap mov\.u32 %j3, 0;\n", "", loop)
+    loop = _session19_changes(loop)
     mine = _unit_loop(_cluster_text(cluster=1, a_bufs=6))
     assert _code(mine) == _code(loop)
 

@@ -274,7 +274,8 @@ SIGNATURE = f"""
     .reg .b64   %desc, %tm_a16, %tm_b, %tm_b2, %tm_sfb, %tm_sfb2, %mbstate;
     .reg .b64   %pc, %pws, %pcnt, %pw, %pcrow, %off64, %cidx, %c_rs, %c_bs, %cst;
     .reg .f32   %alpha, %alpha2, %v0, %v1, %v2, %v3, %ex;
-    .reg .b16   %hl, %hh, %c16;
+    .reg .b16   %hl, %hh, %c16, %sbx;
+    .reg .b32   %sc<8>, %sq0, %sq1, %ssel;          // a unit's scale words, a sub-step's half2 scales
     .reg .b32   %w0, %w1, %sw0, %sw1;
     .reg .b32   %xr, %we, %wo;
     // B fragments: sets X, Y, Z, W (piece pp % 4 = 0..3); a = even k16 step, b = odd step

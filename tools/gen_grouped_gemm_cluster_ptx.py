@@ -240,7 +240,8 @@ SIGNATURE = f"""
     .reg .b64   %desc, %ptm, %ptab, %tm_a16, %tm_b, %tm_sfb, %mbstate;
     .reg .b64   %pc, %pws, %pcnt, %pw, %pcrow, %off64, %cidx, %c_rs, %cst;
     .reg .f32   %alpha, %v0, %v1, %v2, %v3;
-    .reg .b16   %hl, %hh, %c16;
+    .reg .b16   %hl, %hh, %c16, %sbx;
+    .reg .b32   %sc<8>, %sq0, %sq1, %ssel;          // a unit's scale words, a sub-step's half2 scales
     .reg .b32   %w0, %w1, %sw0, %sw1;
     .reg .b32   %xr, %we, %wo;
     // B fragments: sets X, Y, Z, W (piece pp % 4 = 0..3); a = even k16 step, b = odd step
