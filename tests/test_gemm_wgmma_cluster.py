@@ -107,6 +107,39 @@ def test_unit_loop_is_the_decoder_variant_loop_with_the_documented_changes():
     assert _code(mine) == _code(loop)
 
 
+def _prmt(a: int, b: int, sel: int) -> int:
+    """PTX prmt.b32 (default mode): byte i of the result is byte (sel >> 4i) & 7 of {b, a} (a = bytes 0..3), or that
+    byte's sign replicated when bit 3 of the selector nibble is set."""
+    src = (b << 32) | a
+    out = 0
+    for i in range(4):
+        nib = (sel >> (4 * i)) & 0xF
+        byte = (src >> (8 * (nib & 7))) & 0xFF
+        if nib & 8:
+            byte = 0xFF if byte & 0x80 else 0
+        out |= byte << (8 * i)
+    return out
+
+
+def test_unit_scale_selection_picks_each_pieces_k_block():
+    """The consumers' per-unit scales: thread t (lane % 4) needs, for piece pp, the scale of k block 2*pp + t/2 of
+    its row (byte 2*pp + t/2 of the row's 16).  Sub-step j's first piece turns word j of the 16 bytes into a b16
+    with prmt(word, 0, ssel) and converts it: the low byte must be piece 2j's block, the high byte piece 2j+1's.
+    The selector formula and the word index are read from the kernel text."""
+    text = _cluster_text()
+    mul, add = (int(v, 0) for v in re.search(r"mad\.lo\.u32 %ssel, %tmp, (\w+), (\w+);", text).groups())
+    words = [int(w) for w in re.findall(r"prmt\.b32 %tmp, %sc(\d), 0, %ssel;", _unit_loop(text))]
+    assert words == [0, 4, 1, 5, 2, 6, 3, 7]  # sub-step j: row g's word j, then row g + 8's word 4 + j
+    row = bytes(range(0x40, 0x50))  # distinct bytes: the 16 k blocks' scales of one row
+    for t in range(4):
+        ssel = (t >> 1) * mul + add
+        for j in range(4):
+            word = int.from_bytes(row[4 * j:4 * j + 4], "little")
+            b16 = _prmt(word, 0, ssel) & 0xFFFF
+            assert b16 & 0xFF == row[2 * (2 * j) + t // 2]
+            assert b16 >> 8 == row[2 * (2 * j + 1) + t // 2]
+
+
 def test_cluster_release_reaches_every_cta_of_the_cluster():
     for cluster in CL.CLUSTER_SIZES:
         loop = _unit_loop(_cluster_text(cluster))
