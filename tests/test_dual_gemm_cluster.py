@@ -73,7 +73,8 @@ def test_partial_resolution_agrees_with_the_renderer(cluster):
     gen = _generator()
     text = GEMM_KERNEL.read_text()
     region = text[text.index(gen._REGION_START):text.index(gen._REGION_END)]
-    consts = {"CLUSTER": cluster, "A_BUFS": 6, "WG_WAIT": 1, "STAGE_BYTES": 1, "SFB_OFF": 2, "KS_STREAM": 0, "KS_HELP": 0}
+    consts = {"CLUSTER": cluster, "A_BUFS": 6, "WG_WAIT": 1, "A_UNIT": 0, "STAGE_BYTES": 1, "SFB_OFF": 2, "KS_STREAM": 0,
+              "KS_HELP": 0}
 
     def lines(t):
         return [ln for ln in render(t, "sm_90a", consts).split("\n") if ln.strip()]
@@ -84,6 +85,16 @@ def test_partial_resolution_agrees_with_the_renderer(cluster):
     assert lines(gen.resolve_conditionals(region, "KS_STREAM", 1)) != lines(region)
     assert lines(gen.resolve_conditionals(region, "KS_HELP", 0)) == lines(region)
     assert lines(gen.resolve_conditionals(region, "KS_HELP", 1)) != lines(region)
+
+
+def test_unit_aligned_ring_follows_the_producers_ring_with_32_kb_buffers():
+    """With four 32 KB a16 buffers (the default) the copied unit loop runs its A_UNIT form; replayed against the
+    producer's ring (tests/test_gemm_wgmma_cluster.py) its waits, descriptors and releases hit the right buffers."""
+    from test_gemm_wgmma_cluster import _replay_a_unit_ring
+
+    assert DC.kernel_constants(2, 4)["A_UNIT"] == 1 and DC.kernel_constants(2, 3)["A_UNIT"] == 0
+    text = _rendered(2, 4)
+    _replay_a_unit_ring(text[text.index("UNIT_LOOP:"):text.index("@%p_more bra UNIT_LOOP;")], 4, buf=DC.TILE_M * 128)
 
 
 def test_main_loop_is_the_cluster_gemms_with_the_listed_substitutions():

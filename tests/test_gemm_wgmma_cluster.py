@@ -161,6 +161,7 @@ def _consumer_events(text):
     deep = "mov.u32 %pab, %pab1;" in body
     ev, piece = [], None
     for m in re.finditer(r"wgmma\.wait_group\.sync\.aligned (\d+);|// ---- piece (\d):|and\.pred %p_rel, %p_pend, %p_l0;"
+                         r"|mov\.pred %p_rel, %p_l0;[^\n]*\n    add\.u32 %bar, %aebar, (\d+);"
                          r"|wgmma\.mma_async[^{]*\{[^}]*\},\s*\{(%\w)", body):
         if m.group(1):
             ev.append(("wait", int(m.group(1))))
@@ -168,8 +169,10 @@ def _consumer_events(text):
             piece = int(m.group(2))
         elif m.group(0).startswith("and.pred"):
             ev.append(("release", piece, 2 if deep else 1))
+        elif m.group(3):  # A_UNIT: buffer ab + offset/8 of this unit, read by sub-step offset/8
+            ev.append(("release", piece, piece // 2 - int(m.group(3)) // 8))
         elif ev[-1][0] != "issue" or ev[-1][1] != piece:
-            ev.append(("issue", piece, m.group(3)))
+            ev.append(("issue", piece, m.group(4)))
     return ev
 
 
@@ -194,13 +197,65 @@ def _check_warpgroup(events, units):
                     assert readers and max(readers) < done, f"a16 of sub-step {sub} released while read"
 
 
-@pytest.mark.parametrize("depth", CL.WGMMA_DEPTHS)
-def test_consumer_pipeline_has_no_fragment_or_a16_release_hazard(depth):
-    ev = _consumer_events(_cluster_text(2, 6, depth))
+@pytest.mark.parametrize("depth,a_bufs", [(1, 6), (3, 6), (1, 8)])
+def test_consumer_pipeline_has_no_fragment_or_a16_release_hazard(depth, a_bufs):
+    ev = _consumer_events(_cluster_text(2, a_bufs, depth))
     assert [e for e in ev if e[0] == "wait"] == [("wait", depth)] * 8
     assert [e[2] for e in ev if e[0] == "issue"] == ["%x", "%y", "%z", "%w"] * 2
     assert [(e[1], e[2]) for e in ev if e[0] == "release"] == [(p, 2 if depth == 3 else 1) for p in (1, 3, 5, 7)]
     _check_warpgroup(ev, 4)
+
+
+def _a_unit_ring(loop):
+    """What an A_UNIT unit loop (its rendered text) does with the a16 ring: per sub-step s the full-barrier offset it
+    waits on, the descriptor offset (>> 4) it reads and the empty-barrier offset it releases (None at s = 0: the
+    previous unit's last buffer, %pab), the bases' buffer size, and the advance at the unit's end."""
+    loop = "\n".join(ln.split("//")[0] for ln in loop.split("\n"))  # code only
+    waits = [int(v) for v in re.findall(r"add\.u32 %bar, %abar, (\d+);", loop)]
+    descs = [int(v) for v in re.findall(r"add\.u32 %dlo, %dlou, (\d+);", loop)]
+    rels = [int(v) for v in re.findall(r"add\.u32 %bar, %aebar, (\d+);", loop)]
+    buf = int(re.search(r"mad\.lo\.u32 %a16, %ab, (\d+), %sm_a16;", loop).group(1))
+    pend = int(re.search(r"add\.u32 %pab, %ab, (\d+);", loop).group(1))
+    step = int(re.search(r"add\.u32 %ab, %ab, (\d+);\s*setp\.eq\.u32 %p_wrap, %ab, (\d+);", loop).group(1))
+    return waits, descs, [None] + rels, buf, pend, step
+
+
+def _replay_a_unit_ring(loop, a_bufs, buf=16384, units=10):
+    """Replay the A_UNIT consumers' ring against the A16 producer's (one buffer per sub-step, wrapping at A_BUFS, the
+    phase flipping at each wrap): every sub-step must wait on the buffer the producer filled for it with the
+    producer's parity, point its descriptor at that buffer, and release the buffer of the sub-step before it (the
+    previous unit's last at sub-step 0)."""
+    waits, descs, rels, buf_read, pend, step = _a_unit_ring(loop)
+    assert buf_read == buf and len(waits) == len(descs) == len(rels) == 4
+    prod = [(i % a_bufs, (i // a_bufs) % 2) for i in range(4 * units)]  # (buffer, parity) of the producer's i-th fill
+    ab, aph, pab = 0, 0, None
+    for u in range(units):
+        for s in range(4):
+            i = 4 * u + s
+            assert (ab + waits[s] // 8, aph) == prod[i], f"unit {u} sub-step {s} waits on the wrong fill"
+            assert ab + descs[s] * 16 // buf == prod[i][0], f"unit {u} sub-step {s} reads the wrong buffer"
+            released = pab if rels[s] is None else ab + rels[s] // 8
+            assert i == 0 or released == prod[i - 1][0], f"unit {u} sub-step {s} releases the wrong buffer"
+        pab, ab = ab + pend, ab + step
+        if ab == a_bufs:
+            ab, aph = 0, aph ^ 1
+
+
+@pytest.mark.parametrize("a_bufs", [4, 8])
+def test_unit_aligned_ring_follows_the_producers_ring(a_bufs):
+    assert CL.kernel_constants(2, a_bufs)["A_UNIT"] == 1
+    _replay_a_unit_ring(_unit_loop(_cluster_text(2, a_bufs)), a_bufs)
+
+
+@pytest.mark.parametrize("old,new,what", [("add.u32 %dlo, %dlou, 2048;", "add.u32 %dlo, %dlou, 1024;", "reads"),
+                                          ("add.u32 %bar, %abar, 16;", "add.u32 %bar, %abar, 8;", "waits"),
+                                          ("add.u32 %bar, %aebar, 8;", "add.u32 %bar, %aebar, 16;", "releases"),
+                                          ("add.u32 %pab, %ab, 3;", "add.u32 %pab, %ab, 2;", "releases")])
+def test_unit_aligned_ring_replay_catches_a_wrong_offset(old, new, what):
+    text = _cluster_text(2, 8)
+    assert text.count(old) == 1
+    with pytest.raises(AssertionError, match=what):
+        _replay_a_unit_ring(_unit_loop(text.replace(old, new)), 8)
 
 
 def test_hazard_model_catches_a_release_one_sub_step_too_early():
@@ -403,7 +458,7 @@ def test_ring_model_catches_a_release_to_the_own_cta_only_and_a_too_small_ring()
 # ============================================================== the K split (KSPLIT > 1)
 
 def _ksplit_text(ksplit=2, wgs=2, **kw):
-    consts = CL.kernel_constants(1, CL._KSPLIT_A_BUFS if wgs == 2 else 4, 1, wgs, ksplit=ksplit, **kw)  # the defaults
+    consts = CL.kernel_constants(1, CL._DEFAULT_A_BUFS if wgs == 2 else 4, 1, wgs, ksplit=ksplit, **kw)  # the defaults
     return render(KERNEL.read_text(), "sm_90a", consts), consts
 
 
@@ -576,15 +631,19 @@ def test_ksplit_barriers_are_initialised_before_phase_one_and_fit_the_shared_mem
         CL.cluster_geometry(128, 2048, 16384, 1, 132, cluster=1, ksplit=8, consumer_wgs=3, a_bufs=4)
 
 
-def test_ksplit_builds_have_no_staging_tile_and_deeper_rings():
-    """A K split stores straight from its reduction: its build drops the 50 KB C staging tile (C_PITCH = 0) and its
-    default rings take the room (3 B stages, 10 a16 buffers); stream-K keeps the staging tile and 4 / 6."""
+def test_default_rings_fit_and_take_the_unit_aligned_ring():
+    """Two consumer warpgroups default to 3 B stages and 8 a16 buffers in every schedule: 8 is a multiple of 4, so the
+    builds take the unit-aligned ring (A_UNIT), and it fits beside a stream-K build's staging tile only with the
+    272-byte pitch (a 128-column row + 16 bytes; 400 would not fit).  A K split drops the staging tile (C_PITCH = 0)."""
     sk = CL.cluster_geometry(128, 7168, 16384, 1, 66)
     ks = CL.cluster_geometry(128, 7168, 16384, 1, 66, cluster=1, ksplit=2)
-    assert (sk.num_stages, sk.a_bufs, ks.num_stages, ks.a_bufs) == (4, 6, 3, 10)
-    assert CL.kernel_constants(2, 6)["C_PITCH"] == 400 and CL.kernel_constants(1, 10, ksplit=2)["C_PITCH"] == 0
-    assert ks.shared_mem == CL.shared_bytes(3, 10, 2, 2) <= 232448 < CL.shared_bytes(3, 10)  # only fits without it
-    assert CL.shared_bytes(4, 6, 2, 2) == CL.shared_bytes(4, 6) - 128 * 400 + 32  # + the exchange barriers
+    assert (sk.num_stages, sk.a_bufs, ks.num_stages, ks.a_bufs) == (3, 8, 3, 8)
+    assert CL.kernel_constants(2, 8)["C_PITCH"] == 272 and CL.kernel_constants(1, 8, ksplit=2)["C_PITCH"] == 0
+    assert CL.kernel_constants(1, 4, consumer_wgs=3)["C_PITCH"] == 400  # 192 columns
+    assert sk.shared_mem == CL.shared_bytes(3, 8) <= 232448 < CL.shared_bytes(3, 8) + 128 * (400 - 272)
+    assert CL.shared_bytes(3, 8, 2, 2) == CL.shared_bytes(3, 8) - 128 * 272 + 32  # + the exchange barriers
+    assert CL.kernel_constants(2, 8)["A_UNIT"] == 1 and CL.kernel_constants(1, 8, ksplit=2)["A_UNIT"] == 1
+    assert CL.kernel_constants(2, 6)["A_UNIT"] == 0 and CL.kernel_constants(2, 8, wgmma_depth=3)["A_UNIT"] == 0
     # explicit rings are kept; three consumer warpgroups keep their defaults (27 KB stages)
     g = CL.cluster_geometry(128, 7168, 16384, 1, 66, cluster=1, ksplit=2, stages=4, a_bufs=6)
     assert (g.num_stages, g.a_bufs) == (4, 6)
@@ -714,7 +773,7 @@ def test_default_plans_take_the_ksplit_where_it_is_chosen():
         assert (f"ksplit={g.ksplit}" in repr(plan)) == (g.ksplit > 1)
         if g.ksplit > 1:
             assert g.tiles <= CL._max_active_clusters(plan.kernel, g.ksplit, g.threads, g.shared_mem, sms)
-            assert (g.num_stages, g.a_bufs, plan.constants["C_PITCH"]) == (3, 10, 0)  # the K split's deeper rings
+            assert (g.num_stages, g.a_bufs, plan.constants["C_PITCH"]) == (3, 8, 0)  # the default rings, no staging tile
     if sms >= 112:
         assert CL.GemmClusterPlan(128, 7168, 2048, 1).geometry.ksplit == 2
 

@@ -420,3 +420,17 @@ def test_public_api_runs_the_cluster_kernel_on_a_competition_case_and_matches():
     for i, (g, r) in enumerate(zip(groups, refs)):
         res = reference.check(g[4].numpy().transpose(1, 2, 0), r)
         assert res.ok, f"group {i}: {res.report()}"
+
+
+def test_every_unit_loop_follows_the_producers_ring_with_32_kb_buffers():
+    """The eight copied unit loops (one per tile width) run the A_UNIT form with the default four 32 KB a16 buffers;
+    each one, replayed against the producer's ring (tests/test_gemm_wgmma_cluster.py), hits the right buffers."""
+    from test_gemm_wgmma_cluster import _replay_a_unit_ring
+
+    assert GC.kernel_constants(2, 4)["A_UNIT"] == 1 and GC.kernel_constants(2, 3)["A_UNIT"] == 0
+    text = render(PTX, "sm_90a", GC.kernel_constants(2, 4))
+    widths = [int(n) for n in re.findall(r"^UNIT_LOOP_N(\d+):", text, re.M)]
+    assert widths == list(range(32, 257, 32))
+    for n in widths:
+        start = text.index(f"UNIT_LOOP_N{n}:")
+        _replay_a_unit_ring(text[start:text.index(f"@%p_more bra UNIT_LOOP_N{n};")], 4, buf=32768)

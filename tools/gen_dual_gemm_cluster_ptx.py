@@ -47,6 +47,10 @@ MAIN_LOOP_SUBSTITUTIONS = (
     ("m64n128k16", "m64n256k16", 16),
     ("{" + ACC64 + "}", "{" + ACC128 + "}", 16),
     ("mul.lo.u32 %a16, %ab, 16384;", f"mul.lo.u32 %a16, %ab, {A16_BUF};", 4),
+    ("mad.lo.u32 %a16, %ab, 16384, %sm_a16;", f"mad.lo.u32 %a16, %ab, {A16_BUF}, %sm_a16;", 1),  # A_UNIT's bases
+    ("add.u32 %dlo, %dlou, 3072;", f"add.u32 %dlo, %dlou, {3 * A16_BUF // 16};", 1),  # A_UNIT: buffer ab + s
+    ("add.u32 %dlo, %dlou, 2048;", f"add.u32 %dlo, %dlou, {2 * A16_BUF // 16};", 1),  # (from the largest offset
+    ("add.u32 %dlo, %dlou, 1024;", f"add.u32 %dlo, %dlou, {A16_BUF // 16};", 1),  # down: no offset is hit twice)
     ("%KBL", "%KB", 3),  # the GEMM's tail helpers count their own units per tile; the dual has none
 )
 _REGION_START = "    sub.u32 %ct, %thread, 128;"
@@ -108,7 +112,7 @@ def gemm_main_loop(gemm_text: str | None = None) -> str:
 
 
 HEADER = f"""\
-// nvfp4rt: targets=sm_90a constants=CLUSTER=2,A_BUFS=4,HEAD_CHECK=1,HEAD_WAIT=32768,KSPLIT=1
+// nvfp4rt: targets=sm_90a constants=CLUSTER=2,A_BUFS=4,A_UNIT=1,HEAD_CHECK=1,HEAD_WAIT=32768,KSPLIT=1
 //
 // {ENTRY} - SiLU-gated NVFP4 dual GEMM on Hopper, with A decoded once per call
 // and shared across a thread-block cluster by TMA multicast:
@@ -270,7 +274,7 @@ SIGNATURE = f"""
     .reg .b32   %ab, %aph, %pab, %pab1, %wab, %wph, %kel, %arow;
     .reg .b16   %sb0, %sb1, %mask;
     .reg .b32   %c_lo, %c_hi, %cc, %first, %sidx, %old, %flag, %row, %col8, %gm, %gn, %i, %vcta, %vtile;
-    .reg .b32   %desc_hi, %dlo, %krank;
+    .reg .b32   %desc_hi, %dlo, %krank, %dlou, %abar, %aebar;
     .reg .b64   %desc, %tm_a16, %tm_b, %tm_b2, %tm_sfb, %tm_sfb2, %mbstate;
     .reg .b64   %pc, %pws, %pcnt, %pw, %pcrow, %off64, %cidx, %c_rs, %c_bs, %cst;
     .reg .f32   %alpha, %alpha2, %v0, %v1, %v2, %v3, %ex;

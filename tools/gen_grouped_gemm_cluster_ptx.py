@@ -87,7 +87,7 @@ def unit_loop_variant(loop: str, n: int) -> str:
 
 
 HEADER = f"""\
-// nvfp4rt: targets=sm_90a constants=CLUSTER=2,A_BUFS=4,HEAD_CHECK=1,HEAD_WAIT=32768
+// nvfp4rt: targets=sm_90a constants=CLUSTER=2,A_BUFS=4,A_UNIT=1,HEAD_CHECK=1,HEAD_WAIT=32768
 //
 // {ENTRY} - grouped NVFP4 GEMM on Hopper, every group in ONE launch, A decoded once per
 // call and shared across a thread-block cluster by TMA multicast:
@@ -236,7 +236,7 @@ SIGNATURE = f"""
     .reg .b32   %ab, %aph, %pab, %pab1, %wab, %wph, %kel, %arow;
     .reg .b16   %sb0, %sb1, %mask;
     .reg .b32   %c_lo, %c_hi, %cc, %sidx, %old, %flag, %row, %col8, %gm, %gn, %i, %vcta, %vtile;
-    .reg .b32   %desc_hi, %dlo;
+    .reg .b32   %desc_hi, %dlo, %dlou, %abar, %aebar;
     .reg .b64   %desc, %ptm, %ptab, %tm_a16, %tm_b, %tm_sfb, %mbstate;
     .reg .b64   %pc, %pws, %pcnt, %pw, %pcrow, %off64, %cidx, %c_rs, %cst;
     .reg .f32   %alpha, %v0, %v1, %v2, %v3;

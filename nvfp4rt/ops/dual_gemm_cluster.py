@@ -168,7 +168,8 @@ def kernel_constants(cluster: int = DEFAULT_CLUSTER, a_bufs: int = _DEFAULT_A_BU
         raise ValueError(f"cluster must be one of {CLUSTER_SIZES}, got {cluster!r}")
     if isinstance(a_bufs, bool) or a_bufs not in A_BUFS_CHOICES:
         raise ValueError(f"a_bufs must be one of {A_BUFS_CHOICES}, got {a_bufs!r}")
-    return {"CLUSTER": int(cluster), "A_BUFS": int(a_bufs), **head_constants(head_check, head_wait),
+    return {"CLUSTER": int(cluster), "A_BUFS": int(a_bufs), "A_UNIT": int(a_bufs % 4 == 0),
+            **head_constants(head_check, head_wait),
             "KSPLIT": int(ksplit)}
 
 

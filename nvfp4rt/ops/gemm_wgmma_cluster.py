@@ -47,15 +47,17 @@ DEFAULT_CONSUMER_WGS = 2
 CLUSTER_SIZES = (1, 2, 4)
 DEFAULT_CLUSTER = 2
 _A16_BUF_BYTES = TILE * 128  # 128 rows x k64 fp16
-_C_PITCH = 400  # bytes per row of the fp16 C staging tile (128 m rows x up to 192 n columns, conflict-free)
 _ALIGN_SLACK = 1024
 MIN_STAGES, MAX_STAGES = 2, 6
 A_BUFS_CHOICES = (4, 5, 6, 7, 8, 9, 10)
-_DEFAULT_STAGES, _DEFAULT_A_BUFS = 4, 6
-#: A K split's default rings (two consumer warpgroups): without the staging tile there is room for ten a16
-#: buffers; 3 B stages and 10 buffers beat 4 and 6 on every K-split shape measured, on the H100 and the H200
-#: (docs/gemm.md, "Deeper rings for the K split")
-_KSPLIT_STAGES, _KSPLIT_A_BUFS = 3, 10
+#: Default rings (B stages, a16 buffers) with two consumer warpgroups, every schedule: eight a16 buffers, a multiple
+#: of four, so that the unit loop takes its unit-aligned form (A_UNIT: barriers and descriptors at constant offsets
+#: from per-unit bases, 36 fewer instructions per unit), and three B stages, which the 272-byte staging pitch leaves
+#: room for beside a stream-K build's staging tile.  On the H100 they beat the rings before (4 and 6; a K split's 3 and
+#: 10) by 0.3-2.6 us kernel alone on every benchmark shape (docs/gemm.md, "The unit-aligned a16 ring")
+_DEFAULT_STAGES, _DEFAULT_A_BUFS = 3, 8
+#: Three consumer warpgroups: 27 KB stages; four of them and four a16 buffers fit the 227 KB opt-in limit
+_STAGES_3WG, _A_BUFS_3WG = 4, 4
 #: wgmma groups each consumer warpgroup leaves in flight at its per-piece wait (template constant WG_WAIT)
 WGMMA_DEPTHS = (1, 3)
 #: alpha is passed times 2^28 (subnormal operands, see the PTX header); larger alphas overflow fp32
@@ -79,11 +81,12 @@ def stage_bytes(consumer_wgs: int) -> int:
     return tile_n(consumer_wgs) * (STAGE_K // 2 + STAGE_K // 16)
 
 
-def c_pitch(ksplit: int = 1) -> int:
-    """Row pitch of the fp16 C staging tile (template constant C_PITCH): 0 for a K split, whose epilogue stores
-    straight from the reduction and parks its partials over the drained rings, so the staging tile's 50 KB
-    go to deeper rings instead."""
-    return 0 if ksplit > 1 else _C_PITCH
+def c_pitch(ksplit: int = 1, consumer_wgs: int = DEFAULT_CONSUMER_WGS) -> int:
+    """Row pitch of the fp16 C staging tile (template constant C_PITCH): a row of the tile's ``tile_n`` fp16
+    columns plus 16 bytes (272 or 400: the row pitch is 16 mod 128 bytes, so the staging stores are conflict-free),
+    or 0 for a K split, whose epilogue stores straight from the reduction and parks its partials over the drained
+    rings, so the staging tile's 34 or 50 KB go to deeper rings instead."""
+    return 0 if ksplit > 1 else 2 * tile_n(consumer_wgs) + 16
 
 
 def ks_pitch(consumer_wgs: int = DEFAULT_CONSUMER_WGS) -> int:
@@ -114,7 +117,7 @@ def shared_bytes(num_stages: int, a_bufs: int, consumer_wgs: int = DEFAULT_CONSU
     """Dynamic shared memory of one CTA (the PTX header's launch contract): every ``ksplit > 1`` build reserves 32
     bytes after the flag words for the push exchange's FREE, RECV and DONE barriers and the tail helpers' WREADY (the
     pairs' build leaves them unused); the tail helpers' build 16 more for PUB and PDONE."""
-    return (_ALIGN_SLACK + ring_bytes(num_stages, a_bufs, consumer_wgs) + TILE * c_pitch(ksplit)
+    return (_ALIGN_SLACK + ring_bytes(num_stages, a_bufs, consumer_wgs) + TILE * c_pitch(ksplit, consumer_wgs)
             + 16 * num_stages + 16 * a_bufs + 16 + (32 if ksplit > 1 else 0) + (16 if help else 0))
 
 
@@ -265,12 +268,11 @@ def cluster_geometry(m: int, n: int, k: int, l: int, max_clusters: int, *, clust
         raise ValueError(f"cluster must be one of {CLUSTER_SIZES}, got {cluster!r}")
     if isinstance(consumer_wgs, bool) or consumer_wgs not in CONSUMER_WGS_CHOICES:
         raise ValueError(f"consumer_wgs must be one of {CONSUMER_WGS_CHOICES}, got {consumer_wgs!r}")
-    deep = consumer_wgs == 2 and not isinstance(ksplit, bool) and ksplit in KSPLIT_SIZES[1:]  # a K split's rings
-    s = (_KSPLIT_STAGES if deep else _DEFAULT_STAGES) if stages is None else positive_int("stages", stages)
+    two = consumer_wgs == 2
+    s = (_DEFAULT_STAGES if two else _STAGES_3WG) if stages is None else positive_int("stages", stages)
     if not MIN_STAGES <= s <= MAX_STAGES:
         raise ValueError(f"stages must be in {MIN_STAGES}..{MAX_STAGES}, got {s}")
-    # 27 KB stages with three consumer warpgroups: 4 of them + 4 a16 buffers fit the 227 KB opt-in limit
-    ab = (_KSPLIT_A_BUFS if deep else _DEFAULT_A_BUFS if consumer_wgs == 2 else 4) if a_bufs is None else a_bufs
+    ab = (_DEFAULT_A_BUFS if two else _A_BUFS_3WG) if a_bufs is None else a_bufs
     if isinstance(ab, bool) or ab not in A_BUFS_CHOICES:
         raise ValueError(f"a_bufs must be one of {A_BUFS_CHOICES}, got {a_bufs!r}")
     if isinstance(ksplit, bool) or ksplit not in KSPLIT_SIZES:
@@ -489,9 +491,9 @@ def kernel_constants(cluster: int = DEFAULT_CLUSTER, a_bufs: int = _DEFAULT_A_BU
                          f"consumer_wgs={consumer_wgs}, grouped={grouped}")
     tn = tile_n(consumer_wgs)
     return {"CLUSTER": int(cluster), "A_BUFS": int(a_bufs), "WG_WAIT": int(wgmma_depth),
-            "CONSUMER_WGS": int(consumer_wgs), "TILE_N": tn, "THREADS": 128 * (1 + consumer_wgs),
+            "A_UNIT": int(wgmma_depth == 1 and a_bufs % 4 == 0), "CONSUMER_WGS": int(consumer_wgs), "TILE_N": tn, "THREADS": 128 * (1 + consumer_wgs),
             "CONSUMERS": 128 * consumer_wgs, "STAGE_BYTES": stage_bytes(consumer_wgs), "SFB_OFF": tn * (STAGE_K // 2),
-            "C_PITCH": c_pitch(ksplit), **head_constants(head_check, head_wait),
+            "C_PITCH": c_pitch(ksplit, consumer_wgs), **head_constants(head_check, head_wait),
             "KSPLIT": int(ksplit), "KS_PITCH": ks_pitch(consumer_wgs), "KS_STREAM": int(bool(ks_stream)),
             "KS_PUSH": int(ksplit > 1 and not ks_stream), "KS_HELP": int(bool(ks_help)),
             "KS_ROWMAJOR": int(bool(ks_stream) or bool(ks_help)), "GROUPED": int(bool(grouped)),
@@ -662,8 +664,8 @@ class GemmClusterPlan(GemmFacts):
         per pair the device holds beyond the tiles' pairs) whose schedule fits MAX_HELP_SLOTS and MAX_HELP_SEGMENTS."""
         if helpers is not None:
             return positive_int("helpers", helpers)
-        st = _KSPLIT_STAGES if stages is None else stages
-        ab = _KSPLIT_A_BUFS if a_bufs is None else a_bufs
+        st = _DEFAULT_STAGES if stages is None else stages
+        ab = _DEFAULT_A_BUFS if a_bufs is None else a_bufs
         smem = shared_bytes(st, ab, 2, 2, True)
         cons = kernel_constants(1, ab, wgmma_depth, 2, head_check, head_wait, 2, False, True)
         kern = _kernel(self.device.ordinal, tuple(sorted(cons.items())))
