@@ -68,6 +68,16 @@ def test_a_kernel_without_the_structure_is_refused():
         P.instrument(".address_size 64\n.visible .entry k()\n{\n    .reg .pred %p;\n    ret;\n}\n")
 
 
+def test_the_stream_k_pairs_build_is_refused_by_name():
+    """The pairs (KS_STREAM = 1, the plan of GEMM 128 x 4096 x 7168) branch from the tile's end to their own
+    reduction, so the epilogue split does not know them: the instrumenter says which marker is missing (and
+    collect() reports the shape instead of stopping)."""
+    constants = {**P.default_constants("gemm"), "CLUSTER": 1, "KSPLIT": 2, "KS_STREAM": 1, "KS_ROWMAJOR": 1,
+                 "C_PITCH": 0}
+    with pytest.raises(P.InstrumentError, match="STORE_TILE"):
+        P.instrument(render((ptx_dir() / P.KERNELS["gemm"][1]).read_text(), "sm_90a", constants))
+
+
 _HAVE_PTXAS = __import__("nvfp4rt.assemble", fromlist=["find_ptxas"]).find_ptxas() is not None
 
 
