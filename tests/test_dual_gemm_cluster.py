@@ -376,10 +376,11 @@ def test_bad_sizes_name_the_argument():
 
 def test_variant_choice():
     assert D.variant_for(256, 4096, 7168, 1, sm_count=100) == "wgmma_cluster"  # (132 SMs: 128-row whole tiles)
-    assert D.variant_for(512, 3072, 7168, 1) == "wgmma_cluster"
+    assert D.variant_for(512, 4096, 7168, 1) == "wgmma_cluster"  # whole 256-row tiles, one wave
+    assert D.variant_for(512, 3072, 7168, 1) == "wgmma_tiles"  # the cluster kernel would split its tiles
     assert D.variant_for(256, 2048, 8192, 1) == "wgmma_cluster"
     assert D.variant_for(256, 3072, 4096, 1, sm_count=64) == "wgmma"  # one m tile, short k: the split costs more
-    assert D.variant_for(257, 3072, 4096, 1) == "wgmma_cluster"
+    assert D.variant_for(257, 3072, 4096, 1) == "wgmma_tiles"  # a mostly empty second 256-row tile
     assert D.variant_for(D.CLUSTER_MIN_M, 4096, 7168, 1) == "wgmma"
     assert D.variant_for(512, 64, 64, 1, alpha1=2.0**110) == "wgmma"  # the 2^28 operand scaling would overflow
     bad = D.DualGemmLayout.contiguous(256, 64, 256)

@@ -88,10 +88,23 @@ def test_whole_tile_rule_and_the_variant_choice():
     assert D.variant_for(256, 4096, 7168, 1) == "wgmma_tiles"
     assert D.variant_for(256, 3072, 4096, 1) == "wgmma_tiles"
     assert D.variant_for(256, 4096, 7168, 1, sm_count=100) == "wgmma_cluster"
-    assert D.variant_for(512, 3072, 7168, 1) == "wgmma_cluster"
+    assert D.variant_for(512, 3072, 7168, 1) == "wgmma_tiles"  # stream-K over the tiles (cluster_tiles_win below)
     assert D.variant_for(512, 4096, 7168, 1) == "wgmma_cluster"
     assert D.variant_for(D.CLUSTER_MIN_M, 512, 1024, 1) == "wgmma"  # m <= 128 keeps the first kernel
     assert D.variant_for(256, 3072, 4096, 1, alpha2=2.0**110) == "wgmma"  # the 2^28 operand scaling would overflow
+
+
+@pytest.mark.parametrize("m,n,k,cluster_wins", [
+    (512, 4096, 7168, True),    # H100 (session 20): cluster kernel 98-100 us, tiles 105-106
+    (512, 3072, 7168, False),   # 86 against 83: the cluster kernel splits its 96 tiles over 132 SMs
+    (384, 4096, 7168, False),   # 96 against 82: its second 256-row m tile is half empty
+    (768, 3072, 4096, False),   # 79-80 against 71-72: split
+    (384, 3072, 2048, False),   # 38 against 28.5: padded and split
+    (1024, 2048, 4096, False),  # 61-62 against 58: the tiles' even share is two whole tiles
+])
+def test_cluster_kernel_only_where_its_tiles_are_whole_and_the_tiles_would_split(m, n, k, cluster_wins):
+    assert D.cluster_tiles_win(m, n, k, 1, 132) == cluster_wins
+    assert D.variant_for(m, n, k, 1) == ("wgmma_cluster" if cluster_wins else "wgmma_tiles")
 
 
 def test_bad_arguments_raise_before_any_gpu_work():
@@ -134,6 +147,17 @@ def test_every_schedule_matches_float64_reference(m, n, k, l, kwargs):
     for distribution in ("competition", "wide"):
         res, plan, *_ = _case(m, n, k, l, distribution, **kwargs)
         assert res.ok, f"{plan!r} {distribution}: {res.report()}"
+
+
+@pytest.mark.gpu
+@requires_gpu
+def test_the_plans_default_schedules():
+    """Whole tiles in clusters of 1 where they fit one wave; otherwise stream-K over clusters of STREAMK_CLUSTER = 1,
+    which beat 2 by 0.7-3.5 us on all six m = 384..1024 shapes measured (docs/dual_gemm.md, "Session 20")."""
+    whole = DT.DualGemmTilesPlan(256, 4096, 7168)
+    assert (whole.geometry.cluster, whole.geometry.units_per_cluster) == (1, 28)
+    streamed = DT.DualGemmTilesPlan(512, 3072, 7168)
+    assert streamed.geometry.cluster == DT.STREAMK_CLUSTER == 1 and streamed.geometry.units_per_cluster < 28
 
 
 @pytest.mark.gpu

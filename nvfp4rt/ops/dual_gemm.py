@@ -47,7 +47,7 @@ from ._args import positive_int, finite_float, device_ptr
 __all__ = ["dual_gemm_silu", "dual_gemm_silu_raw", "plan_dual_gemm_silu", "raw_dual_problem", "DualGemmLayout",
            "DualGemmPlan", "DualGeometry", "dual_geometry", "tile_contributors", "workspace_slot", "shared_bytes",
            "TILE_M", "TILE_N", "STAGE_K", "K_MULTIPLE", "WGMMA_DEPTHS", "kernel_constants", "operands_normal",
-           "DualOperands", "variant_for", "CLUSTER_MIN_M", "CLUSTER_MIN_K_ONE_M_TILE"]
+           "DualOperands", "variant_for", "cluster_tiles_win", "CLUSTER_MIN_M", "CLUSTER_MIN_K_ONE_M_TILE"]
 
 _KERNEL_FILE = "dual_gemm_nvfp4_wgmma.ptx"
 _ENTRY = "nvfp4_dual_gemm_silu_wgmma"
@@ -443,13 +443,31 @@ CLUSTER_MIN_M = 128
 CLUSTER_MIN_K_ONE_M_TILE = 4096
 
 
+def cluster_tiles_win(m: int, n: int, k: int, l: int, sm_count: int = 132) -> bool:
+    """Whether the 256-row cluster kernel beats the 128-row tiles' stream-K where m > 256 (pure): only where its
+    256-row tiles are full (m a multiple of 256), its even share over ``sm_count / 2`` clusters of 2 is whole tiles
+    (no split, no partials), and the tiles' even share over ``sm_count`` CTAs is not (their runs would split tiles).  Measured on the H100 with the unit-aligned ring
+    (docs/dual_gemm.md, "Session 20"): the cluster kernel wins 512 x 4096 x 7168 (98-100 against 105-106 us) and
+    loses 512 x 3072 x 7168 (split: 86 against 83), 384 x 4096 x 7168 (half-empty m tile: 96 against 82),
+    768 x 3072 x 4096 (split: 79-80 against 71-72), 384 x 3072 x 2048 (split: 38 against 28.5) and
+    1024 x 2048 x 4096 (the tiles' share is two whole tiles: 61-62 against 58)."""
+    from .dual_gemm_cluster import TILE_M as ROWS_256, TILE_N as COLS_256
+
+    k_stages = -(-k // STAGE_K)
+    cluster_units = l * -(-m // ROWS_256) * -(-n // (2 * COLS_256)) * k_stages  # cluster tiles of 2 CTAs
+    cluster_share = -(-cluster_units // (sm_count // 2))
+    tile_units = l * -(-m // TILE_M) * -(-2 * n // TILE_M) * k_stages  # the GEMM's 128 x 128 tiles on (m, 2n, k)
+    tile_share = -(-tile_units // sm_count)
+    return m % ROWS_256 == 0 and cluster_share % k_stages == 0 and tile_share % k_stages != 0
+
+
 def variant_for(m, n, k, l, layout=None, alpha1: float = 1.0, alpha2: float = 1.0, sm_count: int = 132) -> str:
     """``"wgmma_tiles"`` (nvfp4rt.ops.dual_gemm_tiles) where m > CLUSTER_MIN_M and the GEMM's 128-row tiles fit
-    one wave of ``sm_count`` CTAs as whole tiles (:func:`~nvfp4rt.ops.dual_gemm_tiles.whole_tiles`); else
-    ``"wgmma_cluster"`` (nvfp4rt.ops.dual_gemm_cluster) for m > 256, or m > 128 with k > 4096; else ``"wgmma"``
-    (:class:`DualGemmPlan`).  The two GEMM-kernel variants need alphas whose 2^28 multiple fits fp32.  The
-    thresholds are measured crossovers (CLUSTER_MIN_M, CLUSTER_MIN_K_ONE_M_TILE; docs/dual_gemm.md, "128-row
-    tiles": 256 x 4096 x 7168 53 against 61 us, 256 x 3072 x 4096 34 against 41.5 on the H100)."""
+    one wave of ``sm_count`` CTAs as whole tiles (:func:`~nvfp4rt.ops.dual_gemm_tiles.whole_tiles`), or where
+    m > 256 and :func:`cluster_tiles_win` does not hold (the tiles then run stream-K over clusters of 1); else ``"wgmma_cluster"`` (nvfp4rt.ops.dual_gemm_cluster) for m > 256, or m > 128 with
+    k > 4096; else ``"wgmma"`` (:class:`DualGemmPlan`).  The two GEMM-kernel variants need alphas whose 2^28 multiple
+    fits fp32.  The thresholds are measured crossovers (CLUSTER_MIN_M, CLUSTER_MIN_K_ONE_M_TILE; docs/dual_gemm.md,
+    "128-row tiles": 256 x 4096 x 7168 53 against 61 us, 256 x 3072 x 4096 34 against 41.5 on the H100)."""
     from . import dual_gemm_cluster, dual_gemm_tiles
 
     fits = dual_gemm_cluster.supports(m, n, k, l, layout, alpha1, alpha2)
@@ -457,6 +475,8 @@ def variant_for(m, n, k, l, layout=None, alpha1: float = 1.0, alpha2: float = 1.
         return "wgmma_tiles"
     big_enough = m > dual_gemm_cluster.TILE_M or (m > CLUSTER_MIN_M and k > CLUSTER_MIN_K_ONE_M_TILE)
     if big_enough and fits:
+        if m > dual_gemm_cluster.TILE_M and not cluster_tiles_win(m, n, k, l, sm_count):
+            return "wgmma_tiles"
         return "wgmma_cluster"
     return "wgmma"
 

@@ -9,9 +9,10 @@ Two launches per call, on one stream, as for the cluster GEMM:
    ``silu(alpha1 h1) * (alpha2 h2)`` at the store.
 
 The schedule is the GEMM's on the problem (m, 2n, k), which has the same tiles: one whole tile per CTA where
-:func:`~nvfp4rt.ops.gemm_wgmma_cluster.prefer_whole_tiles` takes it, else stream-K over clusters of 2.  K splits
+:func:`~nvfp4rt.ops.gemm_wgmma_cluster.prefer_whole_tiles` takes it, else stream-K over clusters of 1.  K splits
 are not built (their epilogue stores from the exchange, not the staging tile).  ``nvfp4rt.ops.dual_gemm.variant_for``
-chooses this plan where the tiles fit one wave as whole tiles.
+chooses this plan where the tiles fit one wave as whole tiles, and for m > 256 wherever the 256-row cluster kernel
+would split tiles or pad them (``nvfp4rt.ops.dual_gemm.cluster_tiles_win``).
 """
 from __future__ import annotations
 
@@ -29,6 +30,11 @@ TILE_M = TILE
 TILE_N = 64
 
 
+#: clusters of the tiles' stream-K schedule when the caller gives none: 1 (no A16 multicast) was 0.7-3.5 us faster
+#: than 2 on all six m = 384..1024 shapes measured with the unit-aligned ring (H100, docs/dual_gemm.md, "Session 20")
+STREAMK_CLUSTER = 1
+
+
 def whole_tiles(m: int, n: int, k: int, l: int, sm_count: int) -> bool:
     """Whether the GEMM's rule takes one whole tile per CTA for this dual problem (pure): its tiles are those of
     the GEMM on (m, 2n, k)."""
@@ -43,7 +49,7 @@ class DualGemmTilesPlan(DualGemmClusterPlan):
     stages=None, a_bufs=None, units_per_cluster=None, head_check=True, head_wait=32768)``; ``plan(a, b1, b2, sfa,
     sfb1, sfb2, c, stream=None)`` as :class:`~nvfp4rt.ops.dual_gemm_cluster.DualGemmClusterPlan`.  With neither
     ``cluster`` nor ``units_per_cluster`` the plan takes whole tiles (cluster 1, one tile per CTA) where
-    :func:`whole_tiles` says so, else stream-K over clusters of 2.  An alpha whose 2^28 multiple overflows fp32 is
+    :func:`whole_tiles` says so, else stream-K over clusters of :data:`STREAMK_CLUSTER` (1).  An alpha whose 2^28 multiple overflows fp32 is
     rejected.  The plan owns the A16 buffer, the workspace and the zeroed counters: one stream at a time.
     """
 
@@ -66,9 +72,9 @@ class DualGemmTilesPlan(DualGemmClusterPlan):
             if whole_tiles(m, n, k, l, props.sm_count):
                 cluster, units_per_cluster = 1, -(-k // STAGE_K)
             else:
-                cluster = DEFAULT_CLUSTER
+                cluster = STREAMK_CLUSTER
         elif cluster is None:
-            cluster = DEFAULT_CLUSTER
+            cluster = STREAMK_CLUSTER
         probe = cluster_geometry(m, 2 * n, k, l, 1, cluster=cluster, stages=stages, a_bufs=a_bufs,
                                  units_per_cluster=units_per_cluster)
         self.constants = kernel_constants(cluster, probe.a_bufs, 1, 2, head_check, head_wait, dual=True)
