@@ -465,7 +465,8 @@ def test_ksplit_matches_float64_reference_and_repeats(m, n, k, l):
 def test_the_op_layer_picks_the_kernel_variant_for():
     from nvfp4rt.ops.dual_gemm_tiles import DualGemmTilesPlan
 
-    assert type(D.plan_dual_gemm_silu(257, 3072, 4096)) is DC.DualGemmClusterPlan
+    assert type(D.plan_dual_gemm_silu(512, 4096, 7168)) is DC.DualGemmClusterPlan  # whole 256-row tiles, one wave
+    assert type(D.plan_dual_gemm_silu(257, 3072, 4096)) is DualGemmTilesPlan  # stream-K over the 128-row tiles
     assert type(D.plan_dual_gemm_silu(256, 512, 8192)) is DC.DualGemmClusterPlan
     assert type(D.plan_dual_gemm_silu(300, 512, 1024)) is DualGemmTilesPlan
     assert type(D.plan_dual_gemm_silu(128, 512, 8192)) is D.DualGemmPlan
