@@ -54,7 +54,7 @@ A_BUFS_CHOICES = (4, 5, 6, 7, 8, 9, 10)
 #: of four, so that the unit loop takes its unit-aligned form (A_UNIT: barriers and descriptors at constant offsets
 #: from per-unit bases, 36 fewer instructions per unit), and three B stages, which the 272-byte staging pitch leaves
 #: room for beside a stream-K build's staging tile.  On the H100 they beat the rings before (4 and 6; a K split's 3 and
-#: 10) by 0.3-2.6 us kernel alone on every benchmark shape (docs/gemm.md, "The unit-aligned a16 ring")
+#: 10) by 0.2-2.6 us kernel alone on every benchmark shape (docs/gemm.md, "The unit-aligned a16 ring")
 _DEFAULT_STAGES, _DEFAULT_A_BUFS = 3, 8
 #: Three consumer warpgroups: 27 KB stages; four of them and four a16 buffers fit the 227 KB opt-in limit
 _STAGES_3WG, _A_BUFS_3WG = 4, 4
