@@ -157,7 +157,8 @@ def test_the_plans_default_schedules():
     whole = DT.DualGemmTilesPlan(256, 4096, 7168)
     assert (whole.geometry.cluster, whole.geometry.units_per_cluster) == (1, 28)
     streamed = DT.DualGemmTilesPlan(512, 3072, 7168)
-    assert streamed.geometry.cluster == DT.STREAMK_CLUSTER == 1 and streamed.geometry.units_per_cluster % 28  # split runs
+    assert streamed.geometry.cluster == DT.STREAMK_CLUSTER == 1
+    assert streamed.geometry.units_per_cluster % 28  # stream-K: runs that split tiles
 
 
 @pytest.mark.gpu

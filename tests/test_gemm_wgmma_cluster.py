@@ -773,7 +773,7 @@ def test_default_plans_take_the_ksplit_where_it_is_chosen():
         assert (f"ksplit={g.ksplit}" in repr(plan)) == (g.ksplit > 1)
         if g.ksplit > 1:
             assert g.tiles <= CL._max_active_clusters(plan.kernel, g.ksplit, g.threads, g.shared_mem, sms)
-            assert (g.num_stages, g.a_bufs, plan.constants["C_PITCH"]) == (3, 8, 0)  # the default rings, no staging tile
+            assert (g.num_stages, g.a_bufs, plan.constants["C_PITCH"]) == (3, 8, 0)  # default rings, no staging
     if sms >= 112:
         assert CL.GemmClusterPlan(128, 7168, 2048, 1).geometry.ksplit == 2
 

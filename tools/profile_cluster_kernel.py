@@ -223,8 +223,9 @@ def report(counters, label: str) -> str:
 
 
 def collect(op: str, shapes=None, runs: int = 20):
-    """Yield ``(shape label, summed counters or None)`` per shape: ``runs`` launches of the op's benchmark
-    call with the instrumented kernel, L2 cleared before each (None: the shape runs another kernel)."""
+    """Yield ``(shape label, summed counters, None or a message)`` per shape: ``runs`` launches of the op's
+    benchmark call with the instrumented kernel, L2 cleared before each (None: the shape runs another kernel; a
+    message: its build cannot be instrumented)."""
     import numpy as np
 
     import nvfp4rt

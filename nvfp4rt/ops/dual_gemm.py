@@ -446,11 +446,12 @@ CLUSTER_MIN_K_ONE_M_TILE = 4096
 def cluster_tiles_win(m: int, n: int, k: int, l: int, sm_count: int = 132) -> bool:
     """Whether the 256-row cluster kernel beats the 128-row tiles' stream-K where m > 256 (pure): only where its
     256-row tiles are full (m a multiple of 256), its even share over ``sm_count / 2`` clusters of 2 is whole tiles
-    (no split, no partials), and the tiles' even share over ``sm_count`` CTAs is not (their runs would split tiles).  Measured on the H100 with the unit-aligned ring
-    (docs/dual_gemm.md, "Session 20"): the cluster kernel wins 512 x 4096 x 7168 (98-100 against 105-106 us) and
-    loses 512 x 3072 x 7168 (split: 86 against 83), 384 x 4096 x 7168 (half-empty m tile: 96 against 82),
-    768 x 3072 x 4096 (split: 79-80 against 71-72), 384 x 3072 x 2048 (split: 38 against 28.5) and
-    1024 x 2048 x 4096 (the tiles' share is two whole tiles: 61-62 against 58)."""
+    (no split, no partials), and the tiles' even share over ``sm_count`` CTAs is not (their runs would split
+    tiles).  Measured on the H100 with the unit-aligned ring (docs/dual_gemm.md, "Session 20"): the cluster kernel
+    wins 512 x 4096 x 7168 (98-100 against 105-106 us) and loses 512 x 3072 x 7168 (split: 86 against 83),
+    384 x 4096 x 7168 (half-empty m tile: 96 against 82), 768 x 3072 x 4096 (split: 79-80 against 71-72),
+    384 x 3072 x 2048 (split: 38 against 28.5) and 1024 x 2048 x 4096 (the tiles' share is two whole tiles: 61-62
+    against 58)."""
     from .dual_gemm_cluster import TILE_M as ROWS_256, TILE_N as COLS_256
 
     k_stages = -(-k // STAGE_K)
@@ -464,10 +465,11 @@ def cluster_tiles_win(m: int, n: int, k: int, l: int, sm_count: int = 132) -> bo
 def variant_for(m, n, k, l, layout=None, alpha1: float = 1.0, alpha2: float = 1.0, sm_count: int = 132) -> str:
     """``"wgmma_tiles"`` (nvfp4rt.ops.dual_gemm_tiles) where m > CLUSTER_MIN_M and the GEMM's 128-row tiles fit
     one wave of ``sm_count`` CTAs as whole tiles (:func:`~nvfp4rt.ops.dual_gemm_tiles.whole_tiles`), or where
-    m > 256 and :func:`cluster_tiles_win` does not hold (the tiles then run stream-K over clusters of 1); else ``"wgmma_cluster"`` (nvfp4rt.ops.dual_gemm_cluster) for m > 256, or m > 128 with
-    k > 4096; else ``"wgmma"`` (:class:`DualGemmPlan`).  The two GEMM-kernel variants need alphas whose 2^28 multiple
-    fits fp32.  The thresholds are measured crossovers (CLUSTER_MIN_M, CLUSTER_MIN_K_ONE_M_TILE; docs/dual_gemm.md,
-    "128-row tiles": 256 x 4096 x 7168 53 against 61 us, 256 x 3072 x 4096 34 against 41.5 on the H100)."""
+    m > 256 and :func:`cluster_tiles_win` does not hold (the tiles then run stream-K over clusters of 1); else
+    ``"wgmma_cluster"`` (nvfp4rt.ops.dual_gemm_cluster) for m > 256, or m > 128 with k > 4096; else ``"wgmma"``
+    (:class:`DualGemmPlan`).  The two GEMM-kernel variants need alphas whose 2^28 multiple fits fp32.  The
+    thresholds are measured crossovers (CLUSTER_MIN_M, CLUSTER_MIN_K_ONE_M_TILE; docs/dual_gemm.md, "128-row tiles":
+    256 x 4096 x 7168 53 against 61 us, 256 x 3072 x 4096 34 against 41.5 on the H100)."""
     from . import dual_gemm_cluster, dual_gemm_tiles
 
     fits = dual_gemm_cluster.supports(m, n, k, l, layout, alpha1, alpha2)

@@ -20,7 +20,7 @@ from ..launch import Pointer
 from ._args import finite_float
 from .dual_gemm import STAGE_K
 from .dual_gemm_cluster import DualGemmClusterPlan, _alphas_fit
-from .gemm_wgmma_cluster import (DEFAULT_CLUSTER, DEFAULT_HEAD_WAIT, TILE, _ALPHA_SCALE, _kernel,
+from .gemm_wgmma_cluster import (DEFAULT_HEAD_WAIT, TILE, _ALPHA_SCALE, _kernel,
                                   _ksplit_problem, cluster_geometry, kernel_constants, prefer_whole_tiles)
 
 __all__ = ["DualGemmTilesPlan", "whole_tiles", "TILE_M", "TILE_N"]
@@ -49,8 +49,9 @@ class DualGemmTilesPlan(DualGemmClusterPlan):
     stages=None, a_bufs=None, units_per_cluster=None, head_check=True, head_wait=32768)``; ``plan(a, b1, b2, sfa,
     sfb1, sfb2, c, stream=None)`` as :class:`~nvfp4rt.ops.dual_gemm_cluster.DualGemmClusterPlan`.  With neither
     ``cluster`` nor ``units_per_cluster`` the plan takes whole tiles (cluster 1, one tile per CTA) where
-    :func:`whole_tiles` says so, else stream-K over clusters of :data:`STREAMK_CLUSTER` (1).  An alpha whose 2^28 multiple overflows fp32 is
-    rejected.  The plan owns the A16 buffer, the workspace and the zeroed counters: one stream at a time.
+    :func:`whole_tiles` says so, else stream-K over clusters of :data:`STREAMK_CLUSTER` (1).  An alpha whose 2^28
+    multiple overflows fp32 is rejected.  The plan owns the A16 buffer, the workspace and the zeroed counters: one
+    stream at a time.
     """
 
     variant = "wgmma_tiles"

@@ -491,7 +491,8 @@ def kernel_constants(cluster: int = DEFAULT_CLUSTER, a_bufs: int = _DEFAULT_A_BU
                          f"consumer_wgs={consumer_wgs}, grouped={grouped}")
     tn = tile_n(consumer_wgs)
     return {"CLUSTER": int(cluster), "A_BUFS": int(a_bufs), "WG_WAIT": int(wgmma_depth),
-            "A_UNIT": int(wgmma_depth == 1 and a_bufs % 4 == 0), "CONSUMER_WGS": int(consumer_wgs), "TILE_N": tn, "THREADS": 128 * (1 + consumer_wgs),
+            "A_UNIT": int(wgmma_depth == 1 and a_bufs % 4 == 0),  # the unit-aligned a16 ring (PTX header)
+            "CONSUMER_WGS": int(consumer_wgs), "TILE_N": tn, "THREADS": 128 * (1 + consumer_wgs),
             "CONSUMERS": 128 * consumer_wgs, "STAGE_BYTES": stage_bytes(consumer_wgs), "SFB_OFF": tn * (STAGE_K // 2),
             "C_PITCH": c_pitch(ksplit, consumer_wgs), **head_constants(head_check, head_wait),
             "KSPLIT": int(ksplit), "KS_PITCH": ks_pitch(consumer_wgs), "KS_STREAM": int(bool(ks_stream)),
