@@ -26,7 +26,7 @@ from ..launch import Pointer
 from ..ptxsource import ptx_dir
 from ._args import finite_float, positive_int
 from .dual_gemm import DualGemmLayout, DualOperands, K_MULTIPLE, STAGE_K, layout_problem
-from .gemm_wgmma_cluster import (DEFAULT_HEAD_WAIT, GemmClusterGeometry, head_constants, ksplit_stages,
+from .gemm_wgmma_cluster import (DEFAULT_HEAD_WAIT, GemmClusterGeometry, a_unit, head_constants, ksplit_stages,
                                   pick_ksplit, prefer_ksplit)
 
 __all__ = ["DualGemmClusterPlan", "DualClusterGeometry", "dual_cluster_geometry", "choose_ksplit", "supports",
@@ -168,7 +168,7 @@ def kernel_constants(cluster: int = DEFAULT_CLUSTER, a_bufs: int = _DEFAULT_A_BU
         raise ValueError(f"cluster must be one of {CLUSTER_SIZES}, got {cluster!r}")
     if isinstance(a_bufs, bool) or a_bufs not in A_BUFS_CHOICES:
         raise ValueError(f"a_bufs must be one of {A_BUFS_CHOICES}, got {a_bufs!r}")
-    return {"CLUSTER": int(cluster), "A_BUFS": int(a_bufs), "A_UNIT": int(a_bufs % 4 == 0),
+    return {"CLUSTER": int(cluster), "A_BUFS": int(a_bufs), "A_UNIT": a_unit(a_bufs),
             **head_constants(head_check, head_wait),
             "KSPLIT": int(ksplit)}
 

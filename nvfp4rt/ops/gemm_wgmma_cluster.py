@@ -32,7 +32,7 @@ from .gemm_wgmma import (GemmFacts, K_MULTIPLE, MAX_CHAIN_UNITS, STAGE_K, TILE, 
                          launch_with_maps, operand_pointers, padded_scale_rows, repeat_key)
 
 __all__ = ["GemmClusterPlan", "GemmClusterGeometry", "cluster_geometry", "choose_ksplit", "supports", "shared_bytes",
-           "c_pitch", "kernel_constants", "ks_exchange_bytes", "ks_park_bytes", "ks_pitch", "ksplit_candidates",
+           "a_unit", "c_pitch", "kernel_constants", "ks_exchange_bytes", "ks_park_bytes", "ks_pitch", "ksplit_candidates",
            "ksplit_stages", "pick_ksplit", "prefer_ksplit", "prefer_pairs", "prefer_whole_tiles", "streamk_cost",
            "STREAMK_UNITS_PER_EXTRA", "WHOLE_TILE_SLACK", "ring_bytes", "CLUSTER_SIZES", "KSPLIT_SIZES",
            "WGMMA_DEPTHS", "help_fits", "help_schedule", "MAX_HELP_SEGMENTS", "MAX_HELP_SLOTS"]
@@ -491,7 +491,7 @@ def kernel_constants(cluster: int = DEFAULT_CLUSTER, a_bufs: int = _DEFAULT_A_BU
                          f"consumer_wgs={consumer_wgs}, grouped={grouped}")
     tn = tile_n(consumer_wgs)
     return {"CLUSTER": int(cluster), "A_BUFS": int(a_bufs), "WG_WAIT": int(wgmma_depth),
-            "A_UNIT": int(wgmma_depth == 1 and a_bufs % 4 == 0),  # the unit-aligned a16 ring (PTX header)
+            "A_UNIT": a_unit(a_bufs, wgmma_depth),
             "CONSUMER_WGS": int(consumer_wgs), "TILE_N": tn, "THREADS": 128 * (1 + consumer_wgs),
             "CONSUMERS": 128 * consumer_wgs, "STAGE_BYTES": stage_bytes(consumer_wgs), "SFB_OFF": tn * (STAGE_K // 2),
             "C_PITCH": c_pitch(ksplit, consumer_wgs), **head_constants(head_check, head_wait),
@@ -499,6 +499,12 @@ def kernel_constants(cluster: int = DEFAULT_CLUSTER, a_bufs: int = _DEFAULT_A_BU
             "KS_PUSH": int(ksplit > 1 and not ks_stream), "KS_HELP": int(bool(ks_help)),
             "KS_ROWMAJOR": int(bool(ks_stream) or bool(ks_help)), "GROUPED": int(bool(grouped)),
             "DUAL": int(bool(dual))}
+
+
+def a_unit(a_bufs: int, wgmma_depth: int = 1) -> int:
+    """Template constant A_UNIT of the three cluster kernels: 1 where the unit loop takes its unit-aligned a16 ring
+    (one wgmma group in flight and A_BUFS a multiple of 4, so a unit's four buffers never wrap; PTX header)."""
+    return int(wgmma_depth == 1 and a_bufs % 4 == 0)
 
 
 def head_constants(head_check, head_wait) -> dict:

@@ -25,7 +25,7 @@ from .. import driver
 from ..launch import Pointer
 from ..ptxsource import ptx_dir
 from ._args import positive_int
-from .gemm_wgmma_cluster import DEFAULT_HEAD_WAIT, head_constants
+from .gemm_wgmma_cluster import DEFAULT_HEAD_WAIT, a_unit, head_constants
 from .grouped_gemm import GroupedOperands, K_MULTIPLE, MAX_GROUPS, STAGE_K, alphas_fit, pack_table  # noqa: F401
 
 __all__ = ["GroupedGemmClusterPlan", "GroupedClusterGeometry", "ClusterGroup", "cluster_geometry", "build_table",
@@ -77,7 +77,7 @@ def kernel_constants(cluster: int = DEFAULT_CLUSTER, a_bufs: int = _DEFAULT_A_BU
         raise ValueError(f"cluster must be one of {CLUSTER_SIZES}, got {cluster!r}")
     if isinstance(a_bufs, bool) or a_bufs not in A_BUFS_CHOICES:
         raise ValueError(f"a_bufs must be one of {A_BUFS_CHOICES}, got {a_bufs!r}")
-    return {"CLUSTER": int(cluster), "A_BUFS": int(a_bufs), "A_UNIT": int(a_bufs % 4 == 0),
+    return {"CLUSTER": int(cluster), "A_BUFS": int(a_bufs), "A_UNIT": a_unit(a_bufs),
             **head_constants(head_check, head_wait)}
 
 
