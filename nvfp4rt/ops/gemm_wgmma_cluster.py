@@ -32,7 +32,8 @@ from .gemm_wgmma import (GemmFacts, K_MULTIPLE, MAX_CHAIN_UNITS, STAGE_K, TILE, 
                          launch_with_maps, operand_pointers, padded_scale_rows, repeat_key)
 
 __all__ = ["GemmClusterPlan", "GemmClusterGeometry", "cluster_geometry", "choose_ksplit", "supports", "shared_bytes",
-           "a_unit", "c_pitch", "kernel_constants", "ks_exchange_bytes", "ks_park_bytes", "ks_pitch", "ksplit_candidates",
+           "a_unit", "c_pitch", "kernel_constants", "ks_exchange_bytes", "ks_park_bytes", "ks_pitch",
+           "ksplit_candidates",
            "ksplit_stages", "pick_ksplit", "prefer_ksplit", "prefer_pairs", "prefer_whole_tiles", "streamk_cost",
            "STREAMK_UNITS_PER_EXTRA", "WHOLE_TILE_SLACK", "ring_bytes", "CLUSTER_SIZES", "KSPLIT_SIZES",
            "WGMMA_DEPTHS", "help_fits", "help_schedule", "MAX_HELP_SEGMENTS", "MAX_HELP_SLOTS"]
