@@ -376,7 +376,7 @@ def test_bad_sizes_name_the_argument():
 
 def test_variant_choice():
     assert D.variant_for(256, 4096, 7168, 1, sm_count=100) == "wgmma_cluster"  # (132 SMs: 128-row whole tiles)
-    assert D.variant_for(512, 4096, 7168, 1) == "wgmma_cluster"  # whole 256-row tiles, one wave
+    assert D.variant_for(512, 3328, 1024, 1) == "wgmma_cluster"  # whole 256-row tiles per run; the tiles would split
     assert D.variant_for(512, 3072, 7168, 1) == "wgmma_tiles"  # the cluster kernel would split its tiles
     assert D.variant_for(256, 2048, 8192, 1) == "wgmma_cluster"
     assert D.variant_for(256, 3072, 4096, 1, sm_count=64) == "wgmma"  # one m tile, short k: the split costs more
@@ -465,7 +465,8 @@ def test_ksplit_matches_float64_reference_and_repeats(m, n, k, l):
 def test_the_op_layer_picks_the_kernel_variant_for():
     from nvfp4rt.ops.dual_gemm_tiles import DualGemmTilesPlan
 
-    assert type(D.plan_dual_gemm_silu(512, 4096, 7168)) is DC.DualGemmClusterPlan  # whole 256-row tiles, one wave
+    assert type(D.plan_dual_gemm_silu(512, 3328, 1024)) is DC.DualGemmClusterPlan  # whole 256-row tiles per run
+    assert type(D.plan_dual_gemm_silu(512, 4096, 7168)) is DualGemmTilesPlan  # runs of two whole 128-row tiles
     assert type(D.plan_dual_gemm_silu(257, 3072, 4096)) is DualGemmTilesPlan  # stream-K over the 128-row tiles
     assert type(D.plan_dual_gemm_silu(256, 512, 8192)) is DC.DualGemmClusterPlan
     assert type(D.plan_dual_gemm_silu(300, 512, 1024)) is DualGemmTilesPlan

@@ -89,13 +89,15 @@ def test_whole_tile_rule_and_the_variant_choice():
     assert D.variant_for(256, 3072, 4096, 1) == "wgmma_tiles"
     assert D.variant_for(256, 4096, 7168, 1, sm_count=100) == "wgmma_cluster"
     assert D.variant_for(512, 3072, 7168, 1) == "wgmma_tiles"  # stream-K over the tiles (cluster_tiles_win below)
-    assert D.variant_for(512, 4096, 7168, 1) == "wgmma_cluster"
+    assert D.variant_for(512, 4096, 7168, 1) == "wgmma_tiles"  # two whole tiles per CTA (aligned_run)
+    assert D.variant_for(512, 3328, 1024, 1) == "wgmma_cluster"  # whole cluster tiles per run; the tiles' run splits
     assert D.variant_for(D.CLUSTER_MIN_M, 512, 1024, 1) == "wgmma"  # m <= 128 keeps the first kernel
     assert D.variant_for(256, 3072, 4096, 1, alpha2=2.0**110) == "wgmma"  # the 2^28 operand scaling would overflow
 
 
 @pytest.mark.parametrize("m,n,k,cluster_wins", [
-    (512, 4096, 7168, True),    # H100 (session 20): cluster kernel 98-100 us, tiles 105-106
+    (512, 4096, 7168, False),   # H100: cluster kernel 98.1-98.2 us, tiles in runs of two whole tiles 93.7-93.8
+                                # (session 21; with even-share runs of 55 units they took 105-106, session 20)
     (512, 3072, 7168, False),   # 86 against 83: the cluster kernel splits its 96 tiles over 132 SMs
     (384, 4096, 7168, False),   # 96 against 82: its second 256-row m tile is half empty
     (768, 3072, 4096, False),   # 79-80 against 71-72: split
@@ -105,6 +107,34 @@ def test_whole_tile_rule_and_the_variant_choice():
 def test_cluster_kernel_only_where_its_tiles_are_whole_and_the_tiles_would_split(m, n, k, cluster_wins):
     assert D.cluster_tiles_win(m, n, k, 1, 132) == cluster_wins
     assert D.variant_for(m, n, k, 1) == ("wgmma_cluster" if cluster_wins else "wgmma_tiles")
+
+
+@pytest.mark.parametrize("m,n,k,even,run", [
+    # H100 kernel alone, us (docs/dual_gemm.md, "Session 21"): the even share against the quarter-tile run
+    (512, 3072, 7168, 41, 42),   # 80.4 -> 71.2
+    (768, 2048, 7168, 41, 42),   # 81.2-81.6 -> 73.7
+    (384, 4096, 7168, 41, 42),   # 80.2-80.7 -> 75.5-76.2
+    (640, 3072, 4096, 30, 32),   # 60.9-61.1 -> 53.9-54.1 (a quarter tile is 4 units)
+    (768, 3072, 4096, 35, 36),   # 70.5-70.8 -> 67.4-67.6 (40, half tiles: 72.1-72.2)
+    (384, 3072, 7168, 31, 31),   # 35 would be 4 units longer: 64.8-65.1 against 64.1-64.5
+    (512, 4096, 7168, 55, 56),   # two whole tiles per CTA
+    (384, 3072, 2048, 9, 10),    # whole call 29.3 against 29.6, kernel alone 28.1-28.2 against 27.3
+])
+def test_stream_k_runs_end_on_a_quarter_tile_within_the_slack(m, n, k, even, run):
+    from nvfp4rt.ops.gemm_wgmma_cluster import _ksplit_problem
+
+    g, _ = _ksplit_problem(m, 2 * n, k, 1, 132, streamk_cluster=DT.STREAMK_CLUSTER)
+    assert -(-g.units // 132) == even
+    assert DT.aligned_run(g.units, g.k_stages, 132) == run
+
+
+def test_aligned_run_rounds_to_quarter_half_or_whole_tiles():
+    assert DT.aligned_run(100, 16, 10) == 12           # even 10, quarter tile 4
+    assert DT.aligned_run(100, 6, 10) == 12            # 6 stages: half tiles of 3
+    assert DT.aligned_run(100, 7, 10) == 10            # 7 stages: whole tiles, 14 is beyond the slack
+    assert DT.aligned_run(100, 16, 10 + 2) == 9        # even 9 -> 12 would be 3 units longer: the even share
+    assert DT.aligned_run(41 * 132, 28, 132) == 42     # exactly 41 units each -> 42
+    assert DT.RUN_SLACK == 2
 
 
 def test_bad_arguments_raise_before_any_gpu_work():
@@ -158,7 +188,7 @@ def test_the_plans_default_schedules():
     assert (whole.geometry.cluster, whole.geometry.units_per_cluster) == (1, 28)
     streamed = DT.DualGemmTilesPlan(512, 3072, 7168)
     assert streamed.geometry.cluster == DT.STREAMK_CLUSTER == 1
-    assert streamed.geometry.units_per_cluster % 28  # stream-K: runs that split tiles
+    assert streamed.geometry.units_per_cluster == 42  # stream-K in runs of a tile and a half (aligned_run)
 
 
 @pytest.mark.gpu

@@ -446,19 +446,20 @@ CLUSTER_MIN_K_ONE_M_TILE = 4096
 def cluster_tiles_win(m: int, n: int, k: int, l: int, sm_count: int = 132) -> bool:
     """Whether the 256-row cluster kernel beats the 128-row tiles' stream-K where m > 256 (pure): only where its
     256-row tiles are full (m a multiple of 256), its even share over ``sm_count / 2`` clusters of 2 is whole tiles
-    (no split, no partials), and the tiles' even share over ``sm_count`` CTAs is not (their runs would split
-    tiles).  Measured on the H100 with the unit-aligned ring (docs/dual_gemm.md, "Session 20"): the cluster kernel
-    wins 512 x 4096 x 7168 (98-100 against 105-106 us) and loses 512 x 3072 x 7168 (split: 86 against 83),
-    384 x 4096 x 7168 (half-empty m tile: 96 against 82), 768 x 3072 x 4096 (split: 79-80 against 71-72),
-    384 x 3072 x 2048 (split: 38 against 28.5) and 1024 x 2048 x 4096 (the tiles' share is two whole tiles: 61-62
-    against 58)."""
+    (no split, no partials), and the tiles' run over ``sm_count`` CTAs
+    (:func:`~nvfp4rt.ops.dual_gemm_tiles.aligned_run`) is not whole tiles.  Measured on the H100: with even-share runs
+    (session 20) the cluster kernel won 512 x 4096 x 7168 (98-100 against 105-106 us) and lost 512 x 3072 x 7168 (86
+    against 83), 384 x 4096 x 7168 (96 against 82), 768 x 3072 x 4096 (79-80 against 71-72), 384 x 3072 x 2048 (38
+    against 28.5) and 1024 x 2048 x 4096 (61-62 against 58); with quarter-tile runs (session 21) the tiles' run on
+    512 x 4096 x 7168 is two whole tiles (55 -> 56 units), and they win it too: 93.7-93.8 against 98.1-98.2 us."""
     from .dual_gemm_cluster import TILE_M as ROWS_256, TILE_N as COLS_256
+    from .dual_gemm_tiles import aligned_run
 
     k_stages = -(-k // STAGE_K)
     cluster_units = l * -(-m // ROWS_256) * -(-n // (2 * COLS_256)) * k_stages  # cluster tiles of 2 CTAs
     cluster_share = -(-cluster_units // (sm_count // 2))
     tile_units = l * -(-m // TILE_M) * -(-2 * n // TILE_M) * k_stages  # the GEMM's 128 x 128 tiles on (m, 2n, k)
-    tile_share = -(-tile_units // sm_count)
+    tile_share = aligned_run(tile_units, k_stages, sm_count)
     return m % ROWS_256 == 0 and cluster_share % k_stages == 0 and tile_share % k_stages != 0
 
 

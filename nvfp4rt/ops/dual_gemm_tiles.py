@@ -12,7 +12,8 @@ The schedule is the GEMM's on the problem (m, 2n, k), which has the same tiles: 
 :func:`~nvfp4rt.ops.gemm_wgmma_cluster.prefer_whole_tiles` takes it, else stream-K over clusters of 1.  K splits
 are not built (their epilogue stores from the exchange, not the staging tile).  ``nvfp4rt.ops.dual_gemm.variant_for``
 chooses this plan where the tiles fit one wave as whole tiles, and for m > 256 wherever the 256-row cluster kernel
-would split tiles or pad them (``nvfp4rt.ops.dual_gemm.cluster_tiles_win``).
+would split tiles or pad them (``nvfp4rt.ops.dual_gemm.cluster_tiles_win``).  Their stream-K runs end on a
+quarter tile where that costs at most two units (:func:`aligned_run`).
 """
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ from .dual_gemm_cluster import DualGemmClusterPlan, _alphas_fit
 from .gemm_wgmma_cluster import (DEFAULT_HEAD_WAIT, TILE, _ALPHA_SCALE, _kernel,
                                   _ksplit_problem, cluster_geometry, kernel_constants, prefer_whole_tiles)
 
-__all__ = ["DualGemmTilesPlan", "whole_tiles", "TILE_M", "TILE_N"]
+__all__ = ["DualGemmTilesPlan", "whole_tiles", "aligned_run", "TILE_M", "TILE_N", "STREAMK_CLUSTER", "RUN_SLACK"]
 
 #: output rows (A rows) and columns of one CTA tile
 TILE_M = TILE
@@ -33,6 +34,25 @@ TILE_N = 64
 #: clusters of the tiles' stream-K schedule when the caller gives none: 1 (no A16 multicast) was 0.7-3.5 us faster
 #: than 2 on all six m = 384..1024 shapes measured with the unit-aligned ring (H100, docs/dual_gemm.md, "Session 20")
 STREAMK_CLUSTER = 1
+
+
+#: how many units the stream-K run may grow to end on a quarter tile (H100, docs/dual_gemm.md, "Session 21")
+RUN_SLACK = 2
+
+
+def aligned_run(units: int, k_stages: int, ctas: int) -> int:
+    """The tiles' stream-K run length over ``ctas`` CTAs (pure): the even share ``ceil(units / ctas)``, or the
+    smallest multiple of a quarter tile (``k_stages / 4``; half or whole tiles where 4 or 2 do not divide it) at or
+    above it when that is at most :data:`RUN_SLACK` units longer.  Runs that end on a quarter tile split tiles at a few
+    fixed points, and that measured 3-9 us faster on five of six m = 384..768 shapes for a run 1-2 units longer
+    (kernel alone, H100): 512 x 3072 x 7168 41 -> 42 units, 80.4 -> 71.2 us; 768 x 2048 x 7168 41 -> 42, 81.2-81.6
+    -> 73.7; 384 x 4096 x 7168 41 -> 42, 80.2-80.7 -> 75.5-76.2; 640 x 3072 x 4096 30 -> 32, 60.9-61.1 -> 53.9-54.1;
+    768 x 3072 x 4096 35 -> 36, 70.5-70.8 -> 67.4-67.6.  The sixth, 384 x 3072 x 7168, would need 31 -> 35: 64.8-65.1
+    against 64.1-64.5, so the slack keeps its even share."""
+    even = -(-units // ctas)
+    step = next(k_stages // d for d in (4, 2, 1) if k_stages % d == 0)
+    run = -(-even // step) * step
+    return run if run - even <= RUN_SLACK else even
 
 
 def whole_tiles(m: int, n: int, k: int, l: int, sm_count: int) -> bool:
@@ -49,7 +69,8 @@ class DualGemmTilesPlan(DualGemmClusterPlan):
     stages=None, a_bufs=None, units_per_cluster=None, head_check=True, head_wait=32768)``; ``plan(a, b1, b2, sfa,
     sfb1, sfb2, c, stream=None)`` as :class:`~nvfp4rt.ops.dual_gemm_cluster.DualGemmClusterPlan`.  With neither
     ``cluster`` nor ``units_per_cluster`` the plan takes whole tiles (cluster 1, one tile per CTA) where
-    :func:`whole_tiles` says so, else stream-K over clusters of :data:`STREAMK_CLUSTER` (1).  An alpha whose 2^28
+    :func:`whole_tiles` says so, else stream-K over clusters of :data:`STREAMK_CLUSTER` (1) in runs of
+    :func:`aligned_run` units.  An alpha whose 2^28
     multiple overflows fp32 is rejected.  The plan owns the A16 buffer, the workspace and the zeroed counters: one
     stream at a time.
     """
@@ -72,8 +93,10 @@ class DualGemmTilesPlan(DualGemmClusterPlan):
         if cluster is None and units_per_cluster is None:
             if whole_tiles(m, n, k, l, props.sm_count):
                 cluster, units_per_cluster = 1, -(-k // STAGE_K)
-            else:
+            else:  # stream-K over CTAs (clusters of 1), runs ending on a quarter tile where that costs little
+                streamk, _ = _ksplit_problem(m, 2 * n, k, l, props.sm_count, streamk_cluster=STREAMK_CLUSTER)
                 cluster = STREAMK_CLUSTER
+                units_per_cluster = aligned_run(streamk.units, streamk.k_stages, props.sm_count // cluster)
         elif cluster is None:
             cluster = STREAMK_CLUSTER
         probe = cluster_geometry(m, 2 * n, k, l, 1, cluster=cluster, stages=stages, a_bufs=a_bufs,
