@@ -128,6 +128,19 @@ def test_stream_k_runs_end_on_a_quarter_tile_within_the_slack(m, n, k, even, run
     assert DT.aligned_run(g.units, g.k_stages, 132) == run
 
 
+def test_runs_stay_capped_where_a_tile_has_more_stages_than_one_chain_may_sum():
+    """k = 16384 (64 stages): the even share is capped at MAX_CHAIN_UNITS = 32 units (no fp32 chain past 8192 k), and
+    a quarter-tile run (96 here) would hold whole tiles, so the plan keeps the capped even share."""
+    from nvfp4rt.ops.gemm_wgmma_cluster import MAX_CHAIN_UNITS, _ksplit_problem
+
+    g, _ = _ksplit_problem(512, 2 * 3072, 16384, 1, 132, streamk_cluster=DT.STREAMK_CLUSTER)
+    assert g.k_stages == 64 > MAX_CHAIN_UNITS and g.units_per_cluster == MAX_CHAIN_UNITS
+    assert DT.aligned_run(g.units, g.k_stages, 132) == 96
+    assert DT.streamk_run(512, 3072, 16384, 1, 132) is None
+    assert DT.streamk_run(512, 3072, 7168, 1, 132) == 42
+    assert D.cluster_tiles_win(512, 3072, 16384, 1, 132) is False  # m 512, but the cluster kernel's share splits
+
+
 def test_aligned_run_rounds_to_quarter_half_or_whole_tiles():
     assert DT.aligned_run(100, 16, 10) == 12           # even 10, quarter tile 4
     assert DT.aligned_run(100, 6, 10) == 12            # 6 stages: half tiles of 3

@@ -447,20 +447,20 @@ def cluster_tiles_win(m: int, n: int, k: int, l: int, sm_count: int = 132) -> bo
     """Whether the 256-row cluster kernel beats the 128-row tiles' stream-K where m > 256 (pure): only where its
     256-row tiles are full (m a multiple of 256), its even share over ``sm_count / 2`` clusters of 2 is whole tiles
     (no split, no partials), and the tiles' run over ``sm_count`` CTAs
-    (:func:`~nvfp4rt.ops.dual_gemm_tiles.aligned_run`) is not whole tiles.  Measured on the H100: with even-share runs
+    (:func:`~nvfp4rt.ops.dual_gemm_tiles.streamk_run`) is not whole tiles.  Measured on the H100: with even-share runs
     (session 20) the cluster kernel won 512 x 4096 x 7168 (98-100 against 105-106 us) and lost 512 x 3072 x 7168 (86
     against 83), 384 x 4096 x 7168 (96 against 82), 768 x 3072 x 4096 (79-80 against 71-72), 384 x 3072 x 2048 (38
     against 28.5) and 1024 x 2048 x 4096 (61-62 against 58); with quarter-tile runs (session 21) the tiles' run on
     512 x 4096 x 7168 is two whole tiles (55 -> 56 units), and they win it too: 93.7-93.8 against 98.1-98.2 us."""
     from .dual_gemm_cluster import TILE_M as ROWS_256, TILE_N as COLS_256
-    from .dual_gemm_tiles import aligned_run
+    from .dual_gemm_tiles import streamk_run
 
     k_stages = -(-k // STAGE_K)
     cluster_units = l * -(-m // ROWS_256) * -(-n // (2 * COLS_256)) * k_stages  # cluster tiles of 2 CTAs
     cluster_share = -(-cluster_units // (sm_count // 2))
-    tile_units = l * -(-m // TILE_M) * -(-2 * n // TILE_M) * k_stages  # the GEMM's 128 x 128 tiles on (m, 2n, k)
-    tile_share = aligned_run(tile_units, k_stages, sm_count)
-    return m % ROWS_256 == 0 and cluster_share % k_stages == 0 and tile_share % k_stages != 0
+    tile_run = streamk_run(m, n, k, l, sm_count)  # None: capped runs, shorter than a tile
+    tiles_split = tile_run is None or tile_run % k_stages != 0
+    return m % ROWS_256 == 0 and cluster_share % k_stages == 0 and tiles_split
 
 
 def variant_for(m, n, k, l, layout=None, alpha1: float = 1.0, alpha2: float = 1.0, sm_count: int = 132) -> str:

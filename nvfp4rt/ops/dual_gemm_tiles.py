@@ -13,7 +13,7 @@ The schedule is the GEMM's on the problem (m, 2n, k), which has the same tiles: 
 are not built (their epilogue stores from the exchange, not the staging tile).  ``nvfp4rt.ops.dual_gemm.variant_for``
 chooses this plan where the tiles fit one wave as whole tiles, and for m > 256 wherever the 256-row cluster kernel
 would split tiles or pad them (``nvfp4rt.ops.dual_gemm.cluster_tiles_win``).  Their stream-K runs end on a
-quarter tile where that costs at most two units (:func:`aligned_run`).
+quarter tile where that costs at most two units (:func:`streamk_run`).
 """
 from __future__ import annotations
 
@@ -21,10 +21,11 @@ from ..launch import Pointer
 from ._args import finite_float
 from .dual_gemm import STAGE_K
 from .dual_gemm_cluster import DualGemmClusterPlan, _alphas_fit
-from .gemm_wgmma_cluster import (DEFAULT_HEAD_WAIT, TILE, _ALPHA_SCALE, _kernel,
+from .gemm_wgmma_cluster import (DEFAULT_HEAD_WAIT, MAX_CHAIN_UNITS, TILE, _ALPHA_SCALE, _kernel,
                                   _ksplit_problem, cluster_geometry, kernel_constants, prefer_whole_tiles)
 
-__all__ = ["DualGemmTilesPlan", "whole_tiles", "aligned_run", "TILE_M", "TILE_N", "STREAMK_CLUSTER", "RUN_SLACK"]
+__all__ = ["DualGemmTilesPlan", "whole_tiles", "aligned_run", "streamk_run", "TILE_M", "TILE_N", "STREAMK_CLUSTER",
+           "RUN_SLACK"]
 
 #: output rows (A rows) and columns of one CTA tile
 TILE_M = TILE
@@ -55,6 +56,17 @@ def aligned_run(units: int, k_stages: int, ctas: int) -> int:
     return run if run - even <= RUN_SLACK else even
 
 
+def streamk_run(m: int, n: int, k: int, l: int, sm_count: int) -> int | None:
+    """The units of a CTA's run when the plan runs this dual problem stream-K by default (pure): :func:`aligned_run`
+    over the ``sm_count / STREAMK_CLUSTER`` clusters, or None where a tile has more than ``MAX_CHAIN_UNITS`` k stages.
+    There the geometry's even share, capped at that many units, stays, so that no fp32 chain sums more than 8192 k
+    (a lengthened run could hold a whole tile)."""
+    streamk, _ = _ksplit_problem(m, 2 * n, k, l, sm_count, streamk_cluster=STREAMK_CLUSTER)
+    if streamk.k_stages > MAX_CHAIN_UNITS:
+        return None
+    return aligned_run(streamk.units, streamk.k_stages, max(1, sm_count // STREAMK_CLUSTER))
+
+
 def whole_tiles(m: int, n: int, k: int, l: int, sm_count: int) -> bool:
     """Whether the GEMM's rule takes one whole tile per CTA for this dual problem (pure): its tiles are those of
     the GEMM on (m, 2n, k)."""
@@ -70,8 +82,7 @@ class DualGemmTilesPlan(DualGemmClusterPlan):
     sfb1, sfb2, c, stream=None)`` as :class:`~nvfp4rt.ops.dual_gemm_cluster.DualGemmClusterPlan`.  With neither
     ``cluster`` nor ``units_per_cluster`` the plan takes whole tiles (cluster 1, one tile per CTA) where
     :func:`whole_tiles` says so, else stream-K over clusters of :data:`STREAMK_CLUSTER` (1) in runs of
-    :func:`aligned_run` units.  An alpha whose 2^28
-    multiple overflows fp32 is rejected.  The plan owns the A16 buffer, the workspace and the zeroed counters: one
+    :func:`streamk_run` units.  An alpha whose 2^28 multiple overflows fp32 is rejected.  The plan owns the A16 buffer, the workspace and the zeroed counters: one
     stream at a time.
     """
 
@@ -94,9 +105,7 @@ class DualGemmTilesPlan(DualGemmClusterPlan):
             if whole_tiles(m, n, k, l, props.sm_count):
                 cluster, units_per_cluster = 1, -(-k // STAGE_K)
             else:  # stream-K over CTAs (clusters of 1), runs ending on a quarter tile where that costs little
-                streamk, _ = _ksplit_problem(m, 2 * n, k, l, props.sm_count, streamk_cluster=STREAMK_CLUSTER)
-                cluster = STREAMK_CLUSTER
-                units_per_cluster = aligned_run(streamk.units, streamk.k_stages, props.sm_count // cluster)
+                cluster, units_per_cluster = STREAMK_CLUSTER, streamk_run(m, n, k, l, props.sm_count)
         elif cluster is None:
             cluster = STREAMK_CLUSTER
         probe = cluster_geometry(m, 2 * n, k, l, 1, cluster=cluster, stages=stages, a_bufs=a_bufs,
