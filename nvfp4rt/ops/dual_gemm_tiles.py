@@ -82,8 +82,8 @@ class DualGemmTilesPlan(DualGemmClusterPlan):
     sfb1, sfb2, c, stream=None)`` as :class:`~nvfp4rt.ops.dual_gemm_cluster.DualGemmClusterPlan`.  With neither
     ``cluster`` nor ``units_per_cluster`` the plan takes whole tiles (cluster 1, one tile per CTA) where
     :func:`whole_tiles` says so, else stream-K over clusters of :data:`STREAMK_CLUSTER` (1) in runs of
-    :func:`streamk_run` units.  An alpha whose 2^28 multiple overflows fp32 is rejected.  The plan owns the A16 buffer, the workspace and the zeroed counters: one
-    stream at a time.
+    :func:`streamk_run` units.  An alpha whose 2^28 multiple overflows fp32 is rejected.  The plan owns the A16
+    buffer, the workspace and the zeroed counters: one stream at a time.
     """
 
     variant = "wgmma_tiles"
