@@ -36,7 +36,8 @@ __all__ = ["GemmClusterPlan", "GemmClusterGeometry", "cluster_geometry", "choose
            "ksplit_candidates",
            "ksplit_stages", "pick_ksplit", "prefer_ksplit", "prefer_pairs", "prefer_whole_tiles", "streamk_cost",
            "STREAMK_UNITS_PER_EXTRA", "WHOLE_TILE_SLACK", "ring_bytes", "CLUSTER_SIZES", "KSPLIT_SIZES",
-           "WGMMA_DEPTHS", "help_fits", "help_schedule", "MAX_HELP_SEGMENTS", "MAX_HELP_SLOTS"]
+           "WGMMA_DEPTHS", "help_fits", "help_schedule", "MAX_HELP_SEGMENTS", "MAX_HELP_SLOTS", "A_WAIT_CLOCKS",
+           "a_chunks", "async_bytes"]
 
 _KERNEL_FILE = "gemm_nvfp4_wgmma_cluster.ptx"
 _ENTRY = "nvfp4_gemm_wgmma_cluster"
@@ -67,6 +68,9 @@ _ALPHA_SCALE = 2.0**28
 
 #: SM clocks a stream-K head polls its tile counter before it writes its partial (template HEAD_WAIT)
 DEFAULT_HEAD_WAIT = 32768
+#: FUSED_A: SM clocks the A16 producer waits for a chunk's flag before it decodes the chunk itself (the decoding CTA
+#: is then not resident: another grid holds the SMs).  The decode of every chunk normally ends within a few us.
+A_WAIT_CLOCKS = 1 << 17
 #: CTAs of a cluster that split one tile's k and reduce through distributed shared memory (template KSPLIT);
 #: 1 is the stream-K schedule.  Each CTA reduces 128/KSPLIT of the tile's rows, 16 rows per pass.
 KSPLIT_SIZES = (1, 2, 4, 8)
@@ -456,7 +460,8 @@ def supports(m, n, k, l, layout=None, alpha: float = 1.0) -> bool:
 def kernel_constants(cluster: int = DEFAULT_CLUSTER, a_bufs: int = _DEFAULT_A_BUFS, wgmma_depth: int = 1,
                      consumer_wgs: int = DEFAULT_CONSUMER_WGS, head_check: bool = True,
                      head_wait: int = DEFAULT_HEAD_WAIT, ksplit: int = 1, ks_stream: bool = False,
-                     ks_help: bool = False, grouped: bool = False, dual: bool = False) -> dict:
+                     ks_help: bool = False, grouped: bool = False, dual: bool = False, fused_a: bool = False,
+                     a_wait: int = A_WAIT_CLOCKS) -> dict:
     """The template constants of one kernel variant (see the PTX header).
 
     ``head_check=False`` builds the stream-K hand-off without the head's early look at the tile counter
@@ -467,7 +472,11 @@ def kernel_constants(cluster: int = DEFAULT_CLUSTER, a_bufs: int = _DEFAULT_A_BU
     ``grouped`` builds the m-tile table form (GROUPED: operands and output of each 128-row m tile from the table the
     grouped GEMM passes as ``p_mtiles``; the stream-K schedule only, so ``ksplit`` must be 1).  ``dual`` builds the
     dual GEMM on these tiles (DUAL: B1 rows for warpgroup 0, B2 rows for warpgroup 1, silu * mul at the store;
-    :mod:`nvfp4rt.ops.dual_gemm_tiles`), which needs ``ksplit`` 1, two consumer warpgroups and no ``grouped``."""
+    :mod:`nvfp4rt.ops.dual_gemm_tiles`), which needs ``ksplit`` 1, two consumer warpgroups and no ``grouped``.
+    ``fused_a`` builds the kernel that decodes A itself (FUSED_A: each CTA's consumers decode a share of A16 before
+    their first unit and count it in on a flag its A16 producer waits for; no decode launch), which needs two
+    consumer warpgroups, no ``grouped`` and no ``ks_help``; ``a_wait``: the SM clocks its A16 producer waits for a
+    chunk before decoding the chunk itself (0: at once, so every chunk not yet decoded is decoded twice; for tests)."""
     if isinstance(wgmma_depth, bool) or wgmma_depth not in WGMMA_DEPTHS:
         raise ValueError(f"wgmma_depth must be one of {WGMMA_DEPTHS}, got {wgmma_depth!r}")
     if wgmma_depth == 3 and a_bufs < 6:
@@ -490,6 +499,11 @@ def kernel_constants(cluster: int = DEFAULT_CLUSTER, a_bufs: int = _DEFAULT_A_BU
     if flag("dual", dual) and (ksplit != 1 or grouped or consumer_wgs != 2):
         raise ValueError(f"dual needs ksplit=1, consumer_wgs=2 and grouped=False, got ksplit={ksplit}, "
                          f"consumer_wgs={consumer_wgs}, grouped={grouped}")
+    if flag("fused_a", fused_a) and (consumer_wgs != 2 or grouped or ks_help):
+        raise ValueError(f"fused_a needs consumer_wgs=2, grouped=False and ks_help=False, got consumer_wgs="
+                         f"{consumer_wgs}, grouped={grouped}, ks_help={ks_help}")
+    if isinstance(a_wait, bool) or not isinstance(a_wait, (int, np.integer)) or not 0 <= a_wait < 2**40:
+        raise ValueError(f"a_wait must be an int of clocks in [0, 2^40), got {a_wait!r}")
     tn = tile_n(consumer_wgs)
     return {"CLUSTER": int(cluster), "A_BUFS": int(a_bufs), "WG_WAIT": int(wgmma_depth),
             "A_UNIT": a_unit(a_bufs, wgmma_depth),
@@ -499,7 +513,20 @@ def kernel_constants(cluster: int = DEFAULT_CLUSTER, a_bufs: int = _DEFAULT_A_BU
             "KSPLIT": int(ksplit), "KS_PITCH": ks_pitch(consumer_wgs), "KS_STREAM": int(bool(ks_stream)),
             "KS_PUSH": int(ksplit > 1 and not ks_stream), "KS_HELP": int(bool(ks_help)),
             "KS_ROWMAJOR": int(bool(ks_stream) or bool(ks_help)), "GROUPED": int(bool(grouped)),
-            "DUAL": int(bool(dual))}
+            "DUAL": int(bool(dual)), "FUSED_A": int(bool(fused_a)), "A_WAIT": int(a_wait)}
+
+
+def a_chunks(m: int, k: int, l: int) -> tuple[int, int]:
+    """FUSED_A's decode chunks: (k64 columns per row, chunks in all); a chunk is 128 rows (one m tile) x k64 of one
+    batch, numbered (batch * m_tiles + m tile) * columns + column."""
+    cols = -(-k // 64)
+    return cols, l * -(-m // TILE) * cols
+
+
+def async_bytes(m: int, k: int, l: int) -> int:
+    """FUSED_A's flag area: a u64 count of the CTAs that ran (launches * grid), a u32 count of the chunks decoded
+    (launches * chunks), a spare u32 and a u32 flag per chunk (launches * consumer warps)."""
+    return 16 + 4 * a_chunks(m, k, l)[1]
 
 
 def a_unit(a_bufs: int, wgmma_depth: int = 1) -> int:
@@ -552,8 +579,12 @@ class GemmClusterPlan(GemmFacts):
     stream-K over K-split pairs (ksplit 2, one wave of pairs; see :func:`cluster_geometry`).  ``help_tail=X``
     (opt-in, never chosen by itself yet) runs the K split with tail helpers: each tile's pair runs its first k_stages - X
     stages and ``helpers`` extra CTAs (default: as many as fit beside the pairs) share the tiles' last X stages, their
-    partials counted in at gpu scope (docs/gemm.md, "Tail helpers").  The plan owns the A16 buffer (``2 * l * m * k`` bytes), the workspace
-    and the zeroed counters, so one plan must not run on two streams at once.
+    partials counted in at gpu scope (docs/gemm.md, "Tail helpers").  ``fused_a=True`` (opt-in: 1.1-2.8 us slower
+    than the decode launch on the H100 so far; two consumer warpgroups, no tail helpers) has the GEMM decode A itself,
+    with no decode launch: each CTA's consumers decode a share of A16 first, and each A16 load waits for its chunk's
+    flag (docs/gemm.md, "Session 22"); ``a_wait`` is how many SM clocks a load waits before decoding the
+    chunk itself (no CTA depends on another being resident).  The plan owns the A16 buffer (``2 * l * m * k`` bytes),
+    the workspace, the zeroed counters and flags, so one plan must not run on two streams at once.
     """
 
     variant = "wgmma_cluster"
@@ -563,8 +594,13 @@ class GemmClusterPlan(GemmFacts):
                  units_per_cluster: int | None = None, wgmma_depth: int = 1,
                  consumer_wgs: int = DEFAULT_CONSUMER_WGS, head_check: bool = True,
                  head_wait: int = DEFAULT_HEAD_WAIT, ksplit: int | None = None, ks_stream: bool | None = None,
-                 help_tail: int | None = None, helpers: int | None = None):
+                 help_tail: int | None = None, helpers: int | None = None, fused_a: bool = False,
+                 a_wait: int = A_WAIT_CLOCKS):
         self.alpha = finite_float("alpha", alpha)
+        fused_a = flag("fused_a", fused_a)
+        if fused_a and (consumer_wgs != 2 or help_tail):
+            raise ValueError("fused_a=True needs consumer_wgs=2 and no help_tail")
+        a_wait = kernel_constants(a_wait=a_wait)["A_WAIT"]  # checked before any GPU work
         if abs(self.alpha) * _ALPHA_SCALE > float(np.finfo(np.float32).max):
             raise ValueError(f"alpha: |alpha| * 2^28 must fit in fp32 (the kernel's operand scaling), got {alpha!r}")
         # validate the sizes and the variant before touching the GPU
@@ -639,6 +675,8 @@ class GemmClusterPlan(GemmFacts):
         if probe.shared_mem > props.max_shared_per_block_optin:
             raise ValueError(f"stages={probe.num_stages}, a_bufs={probe.a_bufs} need {probe.shared_mem} bytes of "
                              f"shared memory; the device allows {props.max_shared_per_block_optin}")
+        self.fused_a = bool(fused_a)  # opt-in: measured slower than the decode launch (docs/gemm.md, session 22)
+        self.constants = {**self.constants, "FUSED_A": int(self.fused_a), "A_WAIT": a_wait}
         self.kernel = _kernel(self.device.ordinal, tuple(sorted(self.constants.items())))
         self.kernel.set_max_dynamic_shared(probe.shared_mem)
         self.max_clusters = _max_active_clusters(self.kernel, probe.launch_cluster, probe.threads, probe.shared_mem,
@@ -657,6 +695,9 @@ class GemmClusterPlan(GemmFacts):
         self._decode = DecodeA16Plan(g.m, g.k, g.l, lay.a_row, lay.a_batch, lay.sfa_row, lay.sfa_batch,
                                      device=self.device)
         self._a16 = DeviceAllocation(2 * g.l * g.m * g.k, self.device)
+        if self.fused_a:  # the launch count and chunk flags only grow: zero once, never reset
+            self._async = DeviceAllocation(async_bytes(g.m, g.k, g.l), self.device)
+            driver.call("cuMemsetD8", self._async.ptr, 0, self._async.nbytes)
         self._ws = DeviceAllocation(g.workspace_bytes, self.device)
         self._counters = DeviceAllocation(4 * g.counters, self.device)
         driver.call("cuMemsetD32", self._counters.ptr, 0, g.counters)
@@ -723,7 +764,8 @@ class GemmClusterPlan(GemmFacts):
 
         repeat = repeat_key(stream, a, b, sfa, sfb, c)
         if repeat is not None and repeat == self._repeat:  # the last call's buffers and stream: launch as they are
-            self._decode._launch.launch()
+            if not self.fused_a:
+                self._decode._launch.launch()
             self._launch.launch()
             return c
         self._repeat = None
@@ -736,7 +778,8 @@ class GemmClusterPlan(GemmFacts):
             self._sfb_rows = padded_scale_rows(self._sfb_rows, ptrs["sfb"], self.layout.sfb_row,
                                                self.layout.sfb_batch, self.n, self.k, self.l, self.device, handle)
             ptrs["sfb"] = self._sfb_rows.ptr
-        self._decode.launch_pointers(ptrs["a"], ptrs["sfa"], self._a16.ptr, handle)  # a checked above, A16 is ours
+        if not self.fused_a:
+            self._decode.launch_pointers(ptrs["a"], ptrs["sfa"], self._a16.ptr, handle)  # a checked above, A16 ours
         maps = {"a16": self._tensor_map("a16", self._a16.ptr), "b": self._tensor_map("b", ptrs["b"]),
                 "sfb": self._tensor_map("sfb", ptrs["sfb"])}
         g = self.geometry
@@ -745,16 +788,27 @@ class GemmClusterPlan(GemmFacts):
                 maps["a16"], maps["b"], maps["sfb"], Pointer(ptrs["c"]), Pointer(self._ws.ptr),
                 Pointer(self._counters.ptr), self.layout.c_row, self.layout.c_batch, g.m, g.n, g.k_stages,
                 g.m_tiles, g.n_tiles, g.units, g.units_per_cluster, g.num_stages, self.alpha * _ALPHA_SCALE,
-                g.main_units, g.help_upc, g.help_slots, Pointer(0),
+                *self._fused_args(ptrs), g.main_units, g.help_upc, g.help_slots, Pointer(0),
                 grid=g.grid, block=g.threads, cluster=(g.launch_cluster, 1, 1) if g.launch_cluster > 1 else None,
-                shared_mem=self.shared_mem, stream=stream, programmatic=True)
+                shared_mem=self.shared_mem, stream=stream, programmatic=not self.fused_a)
             self._launched_maps = {}
+        elif self.fused_a:
+            self._launch.update(p_a=Pointer(ptrs["a"]), p_sfa=Pointer(ptrs["sfa"]))
         self._launched_maps = launch_with_maps(self._launch, self._launched_maps, maps, ptrs["c"], stream)
         if not copied:  # no per-call scale copy: a repeat of this call only needs the two launches
             self._repeat = repeat
         return c
 
     __call__ = run
+
+    def _fused_args(self, ptrs: dict) -> tuple:
+        """FUSED_A's parameters (p_a .. a_chunks), or none: A and its scales, their strides, A16, the flag area."""
+        if not self.fused_a:
+            return ()
+        g, lay = self.geometry, self.layout
+        cols, chunks = a_chunks(g.m, g.k, g.l)
+        return (Pointer(ptrs["a"]), Pointer(ptrs["sfa"]), lay.a_row, lay.a_batch, lay.sfa_row, lay.sfa_batch,
+                Pointer(self._a16.ptr), Pointer(self._async.ptr), g.k, cols, chunks)
 
     def __repr__(self) -> str:
         g = self.geometry
@@ -763,4 +817,5 @@ class GemmClusterPlan(GemmFacts):
                 + (f" wgmma_depth={self.constants['WG_WAIT']}" if self.constants["WG_WAIT"] != 1 else "")
                 + (f" consumer_wgs={g.consumer_wgs}" if g.consumer_wgs != DEFAULT_CONSUMER_WGS else "")
                 + (f" ksplit={g.ksplit}" if g.ksplit > 1 else "") + (" ks_stream" if g.ks_stream else "")
-                + (f" help_tail={g.help_tail} helpers={g.helpers}" if g.help_tail else "") + ">")
+                + (f" help_tail={g.help_tail} helpers={g.helpers}" if g.help_tail else "")
+                + (" fused_a" if self.fused_a else "") + ">")
