@@ -579,12 +579,13 @@ class GemmClusterPlan(GemmFacts):
     stream-K over K-split pairs (ksplit 2, one wave of pairs; see :func:`cluster_geometry`).  ``help_tail=X``
     (opt-in, never chosen by itself yet) runs the K split with tail helpers: each tile's pair runs its first k_stages - X
     stages and ``helpers`` extra CTAs (default: as many as fit beside the pairs) share the tiles' last X stages, their
-    partials counted in at gpu scope (docs/gemm.md, "Tail helpers").  ``fused_a=True`` (opt-in: 1.1-2.8 us slower
-    than the decode launch on the H100 so far; two consumer warpgroups, no tail helpers) has the GEMM decode A itself,
-    with no decode launch: each CTA's consumers decode a share of A16 first, and each A16 load waits for its chunk's
-    flag (docs/gemm.md, "Session 22"); ``a_wait`` is how many SM clocks a load waits before decoding the
-    chunk itself (no CTA depends on another being resident).  The plan owns the A16 buffer (``2 * l * m * k`` bytes),
-    the workspace, the zeroed counters and flags, so one plan must not run on two streams at once.
+    partials counted in at gpu scope (docs/gemm.md, "Tail helpers").  ``fused_a=True`` (opt-in: 0.1-2.9 us
+    slower than the decode launch on the H100, small problems included; two consumer warpgroups, no tail helpers)
+    has the GEMM decode A itself, with no decode launch: each CTA's consumers decode a share of A16 first, and each
+    A16 load waits for its chunk's flag (docs/gemm.md, "Session 22"); ``a_wait`` is how many SM clocks a load waits
+    before decoding the chunk itself (no CTA depends on another being resident).  The plan owns the A16 buffer
+    (``2 * l * m * k`` bytes), the workspace, the zeroed counters and flags, so one plan must not run on two
+    streams at once.
     """
 
     variant = "wgmma_cluster"
