@@ -686,6 +686,8 @@ class GemmClusterPlan(GemmFacts):
                                              a_bufs=a_bufs, units_per_cluster=units_per_cluster,
                                              consumer_wgs=consumer_wgs, ksplit=ks, ks_stream=pairs,
                                              help_tail=help_tail, helpers=helpers)
+        if self.fused_a and g.grid >= 1 << 16:  # the launch index divides by nctaid.x in 16-bit digits
+            raise ValueError(f"fused_a needs fewer than 65536 CTAs; this plan launches {g.grid}")
         self.m, self.n, self.k, self.l = g.m, g.n, g.k, g.l
         self.shared_mem = g.shared_mem
 
