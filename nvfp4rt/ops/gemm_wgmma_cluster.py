@@ -677,7 +677,9 @@ class GemmClusterPlan(GemmFacts):
             raise ValueError(f"stages={probe.num_stages}, a_bufs={probe.a_bufs} need {probe.shared_mem} bytes of "
                              f"shared memory; the device allows {props.max_shared_per_block_optin}")
         self.fused_a = bool(fused_a)  # opt-in: measured slower than the decode launch (docs/gemm.md, session 22)
-        self.constants = {**self.constants, "FUSED_A": int(self.fused_a), "A_WAIT": a_wait}
+        # A_WAIT only reaches the FUSED_A code: other builds keep the default, so a_wait makes no second copy of them
+        self.constants = {**self.constants, "FUSED_A": int(self.fused_a),
+                          "A_WAIT": a_wait if self.fused_a else A_WAIT_CLOCKS}
         self.kernel = _kernel(self.device.ordinal, tuple(sorted(self.constants.items())))
         self.kernel.set_max_dynamic_shared(probe.shared_mem)
         self.max_clusters = _max_active_clusters(self.kernel, probe.launch_cluster, probe.threads, probe.shared_mem,
@@ -708,6 +710,7 @@ class GemmClusterPlan(GemmFacts):
         self._sfb_rows = None  # padded sfb copy (DeviceAllocation), made on first need
         self._tmaps: dict[str, object] = {}
         self._launch = None
+        self._fused_ptrs = None  # fused_a: the A and sfa addresses in the prepared launch
         self._repeat = None  # repeat_key of the last call, when a repeat of it may skip straight to the launches
 
     def _tail_helpers(self, n, l, probe, help_tail, helpers, stages, a_bufs, wgmma_depth, head_check,
@@ -795,8 +798,10 @@ class GemmClusterPlan(GemmFacts):
                 grid=g.grid, block=g.threads, cluster=(g.launch_cluster, 1, 1) if g.launch_cluster > 1 else None,
                 shared_mem=self.shared_mem, stream=stream, programmatic=not self.fused_a)
             self._launched_maps = {}
-        elif self.fused_a:
+        elif self.fused_a and self._fused_ptrs != (ptrs["a"], ptrs["sfa"]):
             self._launch.update(p_a=Pointer(ptrs["a"]), p_sfa=Pointer(ptrs["sfa"]))
+        if self.fused_a:
+            self._fused_ptrs = (ptrs["a"], ptrs["sfa"])  # what the prepared launch holds
         self._launched_maps = launch_with_maps(self._launch, self._launched_maps, maps, ptrs["c"], stream)
         if not copied:  # no per-call scale copy: a repeat of this call only needs the two launches
             self._repeat = repeat
