@@ -201,8 +201,7 @@ def early(t, subs=(0, 1, 2, 3), kind="test_wait"):
     """each sub-step's afull barrier tested (mbarrier.test_wait, non-blocking) about two pieces before its wait; the
     wait's loop is skipped when that test already saw the phase complete (exact)"""
     a, b, c = _loop(t)
-    a = a.replace("    .reg .b32   %w0, %w1, %sw0, %sw1;\n",
-                  "    .reg .b32   %w0, %w1, %sw0, %sw1, %eb;\n    .reg .pred %p_ea<4>;\n", 1)
+    a = re.sub(r"(    \.reg \.b32   %w0, %w1, %sw0, %sw1[^\n]*\n)", r"\1    .reg .b32 %eb;\n    .reg .pred %p_ea<4>;\n", a, count=1)
     for s in subs:
         where = f"    // ---- prefetch piece {max(2 * s - 1, 0)}:"
         assert b.count(where) == 1, where
@@ -285,3 +284,11 @@ def desc64(t):
 
 
 PROBES.update({"desc64": desc64})
+
+
+def _strip1(t):
+    return constsc(nodec(noB(noA16(t))))
+
+
+PROBES.update({"strip1": _strip1, "strip2": lambda t: desc64(early(_strip1(t))),
+               "clk_strip2": lambda t: clk(desc64(early(_strip1(t))))})
