@@ -20,7 +20,7 @@ print(nvfp4rt.device().properties.name, time.strftime("%Y-%m-%d %H:%M:%S"), flus
 TEXT = open("ptx/gemm_nvfp4_wgmma_cluster.ptx").read()
 keep = []
 names = sys.argv[1:]
-EXACT = {"desc64", "wait0", "a06", "a27", "a16", "ahead17", "early", "early_try", "early123"}
+EXACT = {"pf2", "desc64", "wait0", "a06", "a27", "a16", "ahead17", "early", "early_try", "early123"}
 
 
 def best(f, n=3, iters=40):

@@ -292,3 +292,43 @@ def _strip1(t):
 
 PROBES.update({"strip1": _strip1, "strip2": lambda t: desc64(early(_strip1(t))),
                "clk_strip2": lambda t: clk(desc64(early(_strip1(t))))})
+
+
+_LD = re.compile(r"    xor\.b32 %addr, %bslot, (\d+);[^\n]*\n    ld\.shared\.b32 %w0, \[%addr\];\n    ld\.shared\.b32 %w1, \[%addr\+1024\];\n")
+
+
+def pf2(t):
+    """each piece's two B words loaded one piece earlier than now (two pieces ahead of their decode), odd pieces into a
+    second register pair %v0, %v1 (exact)"""
+    a, b, c = _loop(t)
+    a = re.sub(r"(    \.reg \.b32   %w0, %w1, %sw0, %sw1[^\n]*\n)", r"\1    .reg .b32 %pw0, %pw1;\n", a, count=1)
+    loads = list(_LD.finditer(b))
+    assert len(loads) == 8, len(loads)
+    offs = [int(m.group(1)) for m in loads]
+    assert offs == [16 * i for i in range(8)], offs
+
+    def ld(pp):
+        r0, r1 = ("%w0", "%w1") if pp % 2 == 0 else ("%pw0", "%pw1")
+        return (f"    xor.b32 %addr, %bslot, {16 * pp};\n    ld.shared.b32 {r0}, [%addr];\n"
+                f"    ld.shared.b32 {r1}, [%addr+1024];\n")
+    # decode blocks: rename the words of odd pieces
+    decs = list(_DEC.finditer(b))
+    assert len(decs) == 8, len(decs)
+    out, pos = [], 0
+    events = sorted([(m.start(), m.end(), "ld", i) for i, m in enumerate(loads)] +
+                    [(m.start(), m.end(), "dec", i) for i, m in enumerate(decs)])
+    for s0, e0, kind, i in events:
+        out.append(b[pos:s0])
+        if kind == "ld":
+            out.append(ld(0) + ld(1) if i == 0 else (ld(i + 1) if i + 1 < 8 else ""))
+        else:
+            blk = b[s0:e0]
+            if i % 2 == 1:
+                blk = blk.replace("%w0", "%pw0").replace("%w1", "%pw1")
+            out.append(blk)
+        pos = e0
+    out.append(b[pos:])
+    return a + "".join(out) + c
+
+
+PROBES.update({"pf2": pf2, "clk_pf2": lambda t: clk(pf2(t)), "strip2_pf2": lambda t: desc64(early(_strip1(pf2(t))))})
