@@ -64,3 +64,29 @@ def decoders_pub(t, d0, ndec):
     assert t.count(old) == 1
     t = t.replace(old, "FA_CONS_COUNT:\n    setp.lt.u32 %p_famore, %fa_t, 0;\n", 1)
     return t
+
+
+def pre(t):
+    """the A16 producer loads the next chunk's flag and the all-chunks word right after its look at this chunk (acquire
+    loads, in flight during this sub-step's aempty wait and copy) and, at the next sub-step, uses them when they are that chunk's"""
+    t = t.replace("    .reg .b32   %w0, %w1, %sw0, %sw1",
+                  "    .reg .b32   %fa_tn, %fa_fn, %fa_cn, %fa_cnx;\n    .reg .pred  %p_pre, %p_pre2;\n"
+                  "    .reg .b32   %w0, %w1, %sw0, %sw1", 1)
+    i = t.index("A_PRODUCER:\n")
+    j = t.index("\nEXIT:\n", i)
+    a, b, c = t[:i], t[i:j], t[j:]
+    b = b.replace("A_PRODUCER:\n", "A_PRODUCER:\n    setp.ne.u32 %p_pre, 0, 0;\n    ld.param.u32 %fa_cnx, [a_chunks];\n", 1)
+    old = ("    ld.acquire.gpu.global.u32 %fa_t, [%fa_async+8];     // both looks in flight at once\n"
+           "    @!%p_fa ld.acquire.gpu.global.u32 %fa_f, [%fa_flag];\n")
+    assert b.count(old) == 1
+    b = b.replace(old, "    setp.eq.and.u32 %p_pre2, %fa_c, %fa_cn, %p_pre;\n    @%p_pre2 mov.u32 %fa_t, %fa_tn;\n"
+                  "    @%p_pre2 mov.u32 %fa_f, %fa_fn;\n    @%p_pre2 bra FA_LOOKED;\n" + old + "FA_LOOKED:\n", 1)
+    assert b.count("FA_READY:\n") == 1
+    ins = ("    setp.ne.u32 %p_pre, 0, 0;\n    @%p_faall bra FA_NOPRE;\n    add.u32 %fa_cn, %fa_c, 1;\n"
+           "    setp.lt.u32 %p_pre, %fa_cn, %fa_cnx;\n    @%p_pre ld.acquire.gpu.global.u32 %fa_tn, [%fa_async+8];\n"
+           "    @%p_pre ld.acquire.gpu.global.u32 %fa_fn, [%fa_flag+4];\nFA_NOPRE:\n")
+    b = b.replace("FA_READY:\n", "FA_READY:\n" + ins, 1)
+    return a + b + c
+
+
+import re  # noqa: E402

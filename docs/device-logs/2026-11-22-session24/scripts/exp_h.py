@@ -20,7 +20,8 @@ H.wd = wd
 print(nvfp4rt.device().properties.name, time.strftime("%Y-%m-%d %H:%M:%S"), flush=True)
 TEXT = open("ptx/gemm_nvfp4_wgmma_cluster.ptx").read()
 keep = []
-NDECS = [int(a) for a in sys.argv[1:]] or [20]
+NDECS = [int(a) for a in sys.argv[1:] if a.isdigit()] or [20]
+PRE = "pre" in sys.argv[1:]
 
 
 def best(f, n=3, iters=40):
@@ -36,7 +37,8 @@ def dec_plan(m, n, k, ndec, a_wait=None):
     d0 = g.grid
     p.geometry = dataclasses.replace(g, clusters=g.clusters + ndec)   # K split: grid = clusters
     assert p.geometry.grid == d0 + ndec
-    mod = load(decoders.decoders_pub(render(TEXT, "sm_90a", p.constants), d0, ndec), target="sm_90a")
+    text = decoders.decoders_pub(render(TEXT, "sm_90a", p.constants), d0, ndec)
+    mod = load(decoders.pre(text) if PRE else text, target="sm_90a")
     kern = mod.kernel(G._ENTRY)
     kern.set_max_dynamic_shared(p.shared_mem)
     p.kernel, p._launch, p._repeat, p._launched_maps = kern, None, None, {}
