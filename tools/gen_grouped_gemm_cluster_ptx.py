@@ -225,11 +225,11 @@ SIGNATURE = f"""
 .minnctapersm 1
 {{
     .reg .pred  %p_lead, %p_more, %p_ready, %p_wrap, %p_acc, %p_whole, %p_last, %p_first, %p_row, %p_vec, %p_col;
-    .reg .pred  %p_pend, %p_pend1, %p_l0, %p_rel, %p_new, %p_skip, %p_wg, %p_two, %p_head;
+    .reg .pred  %p_pend, %p_pend1, %p_l0, %p_rel, %p_new, %p_skip, %p_wg, %p_two, %p_head, %p_same;
     .reg .b32   %thread, %cta, %rank, %ct, %wg, %wi, %lane, %g, %t, %x, %y, %z, %tmp, %tmp2;
     .reg .b32   %m, %n, %KB, %ntiles, %S, %rows, %nblk, %lim, %stg;
     .reg .b32   %u, %u_end, %seg_end, %tile, %kb, %mt, %nt, %m0, %n0, %j;
-    .reg .b32   %grp, %pgrp, %gu0, %gt0, %lt, %U0;
+    .reg .b32   %grp, %pgrp, %gu0, %gt0, %lt, %U0, %tbase, %tend;
     .reg .b32   %slot, %phase, %par, %bar, %rbar, %slot_addr, %addr, %a16;
     .reg .b32   %base, %sm, %sm_a16, %sm_c, %sm_full, %sm_empty, %sm_afull, %sm_aempty, %sm_flag;
     .reg .b32   %rowB, %offB0, %bslot, %sfslot, %sfB;
@@ -530,9 +530,15 @@ def _unit_coords(prefix: str) -> str:
     ld.global.nc.v4.u32 {{%gu0, %gt0, %KB, %ntiles}}, [%pw];
     sub.u32 %tmp2, %u, %gu0;
     div.u32 %lt, %tmp2, %KB;                  // cluster tile of the group
-    mul.lo.u32 %tmp, %lt, %KB;
-    sub.u32 %kb, %tmp2, %tmp;                 // k256 stage of the tile
     div.u32 %mt, %lt, %ntiles;"""
+
+
+def _tile_bounds() -> str:
+    """The producers' tile bounds: %tbase, the tile's first unit (the group's first unit + lt * KB), and %tend,
+    the next tile's; a unit u < %tend keeps the tile's group, maps and coordinates."""
+    return """\
+    mad.lo.u32 %tbase, %lt, %KB, %gu0;
+    add.u32 %tend, %tbase, %KB;"""
 
 
 PRODUCERS = f"""
@@ -553,9 +559,14 @@ PRODUCERS:
 B_PRODUCER:
     mov.u32 %slot, 0;
     mov.u32 %phase, 0;
+    mov.u32 %tend, 0;                         // no tile yet
 B_LOOP:
     setp.ge.u32 %p_more, %u, %u_end;
     @%p_more bra EXIT;
+    // the group, its maps and the tile's coordinates only when u enters a new tile (a group starts one too):
+    // the GEMM's producers dividing per unit cost its consumers 2.3-2.9 us (docs/device-logs/2026-11-22-session26)
+    setp.lt.u32 %p_same, %u, %tend;
+    @%p_same bra B_TILE_READY;
 {_find_group("B")}
     add.u64 %tm_b, %tm_a16, 128;
     add.u64 %tm_sfb, %tm_a16, 256;
@@ -572,6 +583,9 @@ B_MAPS_READY:
     sub.u32 %nt, %lt, %tmp;
     mad.lo.u32 %n0, %nt, {{{{CLUSTER}}}}, %rank;  // this rank's {TILE_N} B rows of cluster tile nt
     shl.b32 %n0, %n0, 7;
+{_tile_bounds()}
+B_TILE_READY:
+    sub.u32 %kb, %u, %tbase;                  // k256 stage of the tile
     shl.b32 %x, %kb, 7;                       // k byte coordinate of b: 128 bytes per stage
     shl.b32 %y, %kb, 4;                       // of sfb: 16 bytes per stage
 {dual.B_SLOT_ACQUIRE}    cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
@@ -587,9 +601,12 @@ A_PRODUCER:
     mov.u16 %mask, (1 << {{{{CLUSTER}}}}) - 1;    // every CTA of the cluster
     mul.lo.u32 %arow, %rank, {HALF_M}/{{{{CLUSTER}}}}; // first row of this rank's slice of each {HALF_M}-row half
     griddepcontrol.wait;                      // the decode kernel is complete and A16 is visible (PDL)
+    mov.u32 %tend, 0;                         // no tile yet
 A_LOOP:
     setp.ge.u32 %p_more, %u, %u_end;
     @%p_more bra EXIT;
+    setp.lt.u32 %p_same, %u, %tend;           // as B_LOOP: only a new tile is looked up
+    @%p_same bra A_TILE_READY;
 {_find_group("A")}
     @!%p_new bra A_MAPS_READY;
     fence.proxy.tensormap::generic.acquire.gpu [%tm_a16], 128;
@@ -604,6 +621,9 @@ A_MAPS_READY:
     setp.gt.u32 %p_two, %rows, {HALF_M};
     selp.u32 %x, {A16_BUF}, {A16_BUF // 2}, %p_two;  // bytes every sub-step's buffer receives from all ranks
     add.u32 %m0, %m0, %arow;                  // A16 row of this rank's slice of the first half
+{_tile_bounds()}
+A_TILE_READY:
+    sub.u32 %kb, %u, %tbase;                  // k256 stage of the tile
     shl.b32 %kel, %kb, 8;                     // k element of sub-step 0: 256 per stage
     mov.u32 %j, 0;
 {dual.a16_buffer_acquire("%x")}    cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster
