@@ -90,6 +90,65 @@ def _session19_changes(loop: str) -> str:
     return loop
 
 
+_B_WORDS = re.compile(r"    xor\.b32 %addr, %bslot, (\d+);[^\n]*\n    ld\.shared\.b32 %w0, \[%addr\];\n"
+                      r"    ld\.shared\.b32 %w1, \[%addr\+1024\];\n")
+_DECODE = re.compile(r"((?:    (?:shf|lop3|shl|and|mul)\.[^\n]*\n\n*){30})")  # blank lines: the rendered conditionals
+
+
+def _b_words(pp: int) -> str:
+    r0, r1 = ("%w0", "%w1") if pp % 2 == 0 else ("%pw0", "%pw1")
+    return (f"    xor.b32 %addr, %bslot, {16 * pp};{' ' * (10 - len(str(16 * pp)))}// piece {pp}: chunk {pp} of row g "
+            f"(swizzled), word t; row g + 8 at + 1024\n    ld.shared.b32 {r0}, [%addr];\n    ld.shared.b32 {r1}, [%addr+1024];\n")
+
+
+def _session26_changes(loop: str) -> str:
+    """The unit loop's session-26 changes (docs/device-logs/2026-11-22-session26, every form; A_UNIT builds also test
+    each sub-step's afull barrier early, which the a_bufs=6 build compared here does not have):
+    * B words a piece earlier: pieces 0 and 1 at the unit's top, piece p + 2 right after piece p's commit, odd pieces
+      in their own register pair (%pw0, %pw1);
+    * one 64-bit descriptor per sub-step (%dbase), each wgmma's a 64-bit add of its k16 offset;
+    * the next unit's full barrier tested (non-blocking) before piece 7's B words are loaded; the unit's top skips its
+      wait loop when that test saw the stage full."""
+    loads, decs = list(_B_WORDS.finditer(loop)), list(_DECODE.finditer(loop))
+    assert [int(m.group(1)) for m in loads] == [16 * i for i in range(8)] and len(decs) == 8
+    events = sorted([(m.start(), m.end(), "ld", k) for k, m in enumerate(loads)]
+                    + [(m.start(), m.end(), "dec", k) for k, m in enumerate(decs)])
+    out, pos = [], 0
+    for start, end, kind, k in events:
+        out.append(loop[pos:start])
+        if kind == "ld":
+            out.append(_b_words(0) + _b_words(1) if k == 0 else (_b_words(k + 1) if k < 7 else ""))
+        else:
+            dec = loop[start:end]
+            out.append(dec.replace("%w0", "%pw0").replace("%w1", "%pw1") if k % 2 else dec)
+        pos = end
+    out.append(loop[pos:])
+    loop = "".join(out)
+    loop = loop.replace("    // ---- prefetch piece 0: its two B words and scales (before the A work of sub-step 0)\n",
+                        "    // ---- prefetch pieces 0 and 1: their B words (odd pieces' in %pw0, %pw1), and piece 0's scales\n")
+    for pp in range(1, 8):
+        loop = loop.replace(
+            f"    // ---- prefetch piece {pp}: its two B words and scales (loaded while the wgmmas of piece {pp - 1} run)\n",
+            f"    // ---- prefetch: piece {pp + 1}'s B words (a piece ahead of its decode), piece {pp}'s scales (while the "
+            f"wgmmas of piece {pp - 1} run)\n" if pp < 7 else
+            "    // ---- prefetch: piece 7's scales (while the wgmmas of piece 6 run; its B words are in)\n")
+    loop = re.sub(r"(    // ---- piece [0246]: B fragments)",
+                  r"    mov.b64 %dbase, {%dlo, %desc_hi};        // the sub-step's descriptor (+ 2 per k16 step)\n\1", loop)
+    loop = re.sub(r"    add\.u32 %x, %dlo, (\d+);[^\n]*\n    mov\.b64 %desc, \{%x, %desc_hi\};\n",
+                  r"    add.s64 %desc, %dbase, \1;\n", loop)
+    wait = "C_WAIT_FULL:\n    mbarrier.try_wait.parity.shared::cta.b64 %p_ready, [%bar], %phase;\n    @!%p_ready bra C_WAIT_FULL;\n"
+    loop = loop.replace(wait, "    @%p_fok bra C_FULL_OK;                    // the previous unit saw this stage full\n"
+                        + wait + "C_FULL_OK:\n")
+    mark = "    // ---- prefetch: piece 7's B words"
+    return loop.replace(mark, (
+        "    // ---- the next unit's stage, looked at early (non-blocking): the unit's top skips its wait when it is full\n"
+        "    //      (not in DUAL builds: 0.3-0.5 us slower there, docs/device-logs/2026-11-22-session26/36)\n"
+        "    add.u32 %nslot, %slot, 1;\n    setp.eq.u32 %p_nw, %nslot, %S;\n    @%p_nw mov.u32 %nslot, 0;\n"
+        "    selp.b32 %nphase, 1, 0, %p_nw;\n    xor.b32 %nphase, %nphase, %phase;\n"
+        "    shl.b32 %fbar, %nslot, 3;\n    add.u32 %fbar, %fbar, %sm_full;\n"
+        "    mbarrier.test_wait.parity.shared::cta.b64 %p_fok, [%fbar], %nphase;\n") + mark)
+
+
 def test_unit_loop_is_the_decoder_variant_loop_with_the_documented_changes():
     gemm = render(GEMM.read_text(), "sm_90a", W.kernel_constants(normal_operands=False, a_decoder=True, a_bufs=4))
     loop = _unit_loop(gemm)
@@ -102,7 +161,7 @@ def test_unit_loop_is_the_decoder_variant_loop_with_the_documented_changes():
     loop = loop.replace("// ---- A_DECODER=1: the decoder warpgroup fills a16 buffer ab (waited for below, before the first wgmma)",
                         "// ---- the A16 producer fills a16 buffer ab by TMA (waited for below, before the first wgmma)")
     loop = re.sub(r"    add\.u32 %j3, %j3, 1;\n    setp\.eq\.u32 %p_wrap, %j3, 3;\n    @%p_wrap mov\.u32 %j3, 0;\n", "", loop)
-    loop = _session19_changes(loop)
+    loop = _session26_changes(_session19_changes(loop))
     mine = _unit_loop(_cluster_text(cluster=1, a_bufs=6))
     assert _code(mine) == _code(loop)
 
@@ -138,6 +197,154 @@ def test_unit_scale_selection_picks_each_pieces_k_block():
             b16 = _prmt(word, 0, ssel) & 0xFFFF
             assert b16 & 0xFF == row[2 * (2 * j) + t // 2]
             assert b16 >> 8 == row[2 * (2 * j + 1) + t // 2]
+
+
+def _b_word_flow(loop: str) -> list[tuple]:
+    """The B-word traffic of a unit loop in text order: ('wait',) at the stage's full wait, ('load', pair, piece) for
+    each chunk load (pair 'w' or 'pw'), ('decode', pair, piece) for each piece's decode, ('release',) where the stage
+    goes back to the B producer."""
+    ev, piece = [], None
+    for m in re.finditer(r"C_FULL_OK:|C_WAIT_FULL:|// ---- piece (\d):|xor\.b32 %addr, %bslot, (\d+);[^\n]*\n"
+                         r"    ld\.shared\.b32 (%p?w)0, \[%addr\];|shf\.l\.wrap\.b32 %xr, (%p?w)0, |"
+                         r"release the stage", loop):
+        if m.group(0) in ("C_FULL_OK:", "C_WAIT_FULL:"):
+            if not ev or ev[-1] != ("wait",):
+                ev.append(("wait",))
+        elif m.group(1):
+            piece = int(m.group(1))
+        elif m.group(2):
+            ev.append(("load", m.group(3), int(m.group(2)) // 16))
+        elif m.group(4):
+            ev.append(("decode", m.group(4), piece))
+        else:
+            ev.append(("release",))
+    return ev
+
+
+def _check_b_word_flow(ev):
+    """Every piece decodes the chunk of its own k32 from the register pair that holds it, every chunk is loaded once per
+    unit after the stage's full wait and before the stage is released, and no pair is reloaded before its decode."""
+    held, loaded, state = {}, [], "before"
+    for e in ev:
+        if e[0] == "wait":
+            state = "in"
+        elif e[0] == "release":
+            state = "after"
+        elif e[0] == "load":
+            assert state == "in", f"chunk {e[2]} loaded outside the stage's full wait .. release"
+            assert e[1] not in held, f"pair {e[1]} reloaded (chunk {e[2]}) before piece {held.get(e[1])} decoded it"
+            held[e[1]] = e[2]
+            loaded.append(e[2])
+        else:
+            assert held.get(e[1]) == e[2], f"piece {e[2]} decodes pair {e[1]} holding chunk {held.get(e[1])}"
+            del held[e[1]]
+    assert sorted(loaded) == list(range(8)) and state == "after"
+
+
+@pytest.mark.parametrize("kw", [dict(cluster=1, a_bufs=6), dict(cluster=2, a_bufs=8), dict(cluster=2, a_bufs=6, wgmma_depth=3),
+                                dict(cluster=1, a_bufs=8, ksplit=2), dict(cluster=2, a_bufs=4, consumer_wgs=3)])
+def test_b_words_reach_their_piece(kw):
+    _check_b_word_flow(_b_word_flow(_unit_loop(render(KERNEL.read_text(), "sm_90a", CL.kernel_constants(**kw)))))
+
+
+@pytest.mark.parametrize("pattern,repl,what", [
+    (r"xor\.b32 %addr, %bslot, 48;", "xor.b32 %addr, %bslot, 64;", "decodes pair"),  # piece 3 gets chunk 4
+    (r"(xor\.b32 %addr, %bslot, 48;[^\n]*\n    ld\.shared\.b32 )%pw0(, \[%addr\];\n    ld\.shared\.b32 )%pw1",
+     r"\1%w0\2%w1", "reloaded")])                                                    # piece 3's chunk into piece 2's pair
+def test_b_word_flow_catches_a_wrong_chunk_or_pair(pattern, repl, what):
+    loop, n = re.subn(pattern, repl, _unit_loop(_cluster_text(2, 8)), count=1)
+    assert n == 1
+    with pytest.raises(AssertionError, match=what):
+        _check_b_word_flow(_b_word_flow(loop))
+
+
+_LOOK_AHEAD = re.compile(r"add\.u32 %nslot, %slot, \d+;.*?mbarrier\.test_wait\.parity\.shared::cta\.b64 %p_fok, \[%fbar\], %nphase;",
+                         re.S)
+_ADVANCE = re.compile(r"add\.u32 %slot, %slot, 1;\s*setp\.eq\.u32 %p_wrap, %slot, %S;.*?@%p_wrap xor\.b32 %phase, %phase, 1;",
+                      re.S)
+
+
+def _run_int(code: str, regs: dict) -> dict:
+    """Interpret the few integer instructions of the stage bookkeeping (add, shl, xor, selp, setp.eq, mov, with an
+    optional @p / @!p guard) on a dict of registers; anything else fails."""
+    val = lambda x: regs[x] if x.startswith("%") else int(x, 0)
+    for ln in code.split("\n"):
+        ln = ln.split("//")[0].strip().rstrip(";")
+        if not ln:
+            continue
+        guard = re.match(r"@(!?)(%\w+) ", ln)
+        if guard:
+            ln = ln[guard.end():]
+            if bool(regs[guard.group(2)]) == (guard.group(1) == "!"):
+                continue
+        op, args = ln.split(None, 1)
+        a = [x.strip() for x in args.split(",")]
+        if op.startswith("mbarrier.test_wait"):
+            regs["look"] = (a[1], a[2])
+        elif op == "add.u32":
+            regs[a[0]] = val(a[1]) + val(a[2])
+        elif op == "shl.b32":
+            regs[a[0]] = val(a[1]) << val(a[2])
+        elif op == "xor.b32":
+            regs[a[0]] = val(a[1]) ^ val(a[2])
+        elif op == "selp.b32":
+            regs[a[0]] = val(a[1]) if regs[a[3]] else val(a[2])
+        elif op == "setp.eq.u32":
+            regs[a[0]] = val(a[1]) == val(a[2])
+        elif op in ("mov.u32", "mov.b32"):
+            regs[a[0]] = val(a[1])
+        else:
+            raise AssertionError(f"unexpected instruction {ln!r}")
+    return regs
+
+
+def _check_look_ahead(loop: str, stages: int, units: int = 12):
+    """Replay `units` units of the ring's (slot, phase): the look-ahead of unit u must test the barrier and parity that
+    unit u + 1 waits on."""
+    look, advance = _LOOK_AHEAD.search(loop).group(0), _ADVANCE.search(loop).group(0)
+    slot, phase = 0, 0
+    for _ in range(units):
+        regs = _run_int(look, {"%slot": slot, "%phase": phase, "%S": stages, "%sm_full": 1 << 20})
+        nxt = _run_int(advance, {"%slot": slot, "%phase": phase, "%S": stages})
+        slot, phase = nxt["%slot"], nxt["%phase"]
+        assert regs["%fbar"] == (1 << 20) + 8 * slot, "the look-ahead tests another stage's barrier"
+        assert regs["%nphase"] == phase, "the look-ahead tests the wrong parity"
+
+
+@pytest.mark.parametrize("stages", [2, 3, 4])
+@pytest.mark.parametrize("kw", [dict(cluster=1, a_bufs=6), dict(cluster=2, a_bufs=8), dict(cluster=1, a_bufs=8, ksplit=2)])
+def test_look_ahead_tests_the_next_units_stage(stages, kw):
+    _check_look_ahead(_unit_loop(render(KERNEL.read_text(), "sm_90a", CL.kernel_constants(**kw))), stages)
+
+
+def test_dual_builds_keep_the_top_of_unit_wait():
+    """DUAL builds (the dual GEMM's tiles) do not look at the next stage early: it cost them 0.3-0.5 us."""
+    loop = _unit_loop(render(KERNEL.read_text(), "sm_90a", CL.kernel_constants(1, 8, dual=True)))
+    assert "%p_fok" not in loop and "C_WAIT_FULL:" in loop
+
+
+@pytest.mark.parametrize("path,kw", [(KERNEL, dict(cluster=2, a_bufs=8)), (KERNEL, dict(cluster=1, a_bufs=8, ksplit=2)),
+                                     (KERNEL, dict(cluster=1, a_bufs=8, ksplit=2, ks_stream=True)),
+                                     (ROOT / "ptx" / "dual_gemm_nvfp4_wgmma_cluster.ptx", None),
+                                     (ROOT / "ptx" / "grouped_gemm_nvfp4_wgmma_cluster.ptx", None)])
+def test_look_ahead_flag_is_cleared_before_each_segments_first_unit(path, kw):
+    """A stage seen full by a look-ahead is only trusted within the segment that looked: each kernel that skips a
+    unit's full wait on %p_fok clears it after SEG_LOOP and before its first unit loop (a stale or unset flag would
+    let a unit read its stage before the TMA lands)."""
+    text = path.read_text() if kw is None else render(path.read_text(), "sm_90a", CL.kernel_constants(**kw))
+    code = "\n".join(ln.split("//")[0] for ln in text.split("\n"))
+    seg = code.index("\nSEG_LOOP:")
+    first_use = code.index("@%p_fok bra", seg)
+    assert "setp.ne.u32 %p_fok, 0, 0;" in code[seg:first_use]
+
+
+@pytest.mark.parametrize("old,new,what", [("xor.b32 %nphase, %nphase, %phase;", "mov.b32 %nphase, %phase;", "parity"),
+                                          ("add.u32 %nslot, %slot, 1;", "add.u32 %nslot, %slot, 0;", "stage")])
+def test_look_ahead_replay_catches_a_wrong_stage_or_parity(old, new, what):
+    loop = _unit_loop(_cluster_text(2, 8))
+    assert loop.count(old) == 1
+    with pytest.raises(AssertionError, match=what):
+        _check_look_ahead(loop.replace(old, new), 3)
 
 
 def test_cluster_release_reaches_every_cta_of_the_cluster():
@@ -209,15 +416,18 @@ def test_consumer_pipeline_has_no_fragment_or_a16_release_hazard(depth, a_bufs):
 def _a_unit_ring(loop):
     """What an A_UNIT unit loop (its rendered text) does with the a16 ring: per sub-step s the full-barrier offset it
     waits on, the descriptor offset (>> 4) it reads and the empty-barrier offset it releases (None at s = 0: the
-    previous unit's last buffer, %pab), the bases' buffer size, and the advance at the unit's end."""
+    previous unit's last buffer, %pab), the bases' buffer size, the advance at the unit's end, and the offsets its
+    early (non-blocking) afull looks test."""
     loop = "\n".join(ln.split("//")[0] for ln in loop.split("\n"))  # code only
     waits = [int(v) for v in re.findall(r"add\.u32 %bar, %abar, (\d+);", loop)]
+    looks = [int(v) for v in re.findall(r"add\.u32 %eb, %abar, (\d+);\s*mbarrier\.test_wait\.parity\.shared::cta\.b64 "
+                                        r"%p_ea\d, \[%eb\], %aph;", loop)]
     descs = [int(v) for v in re.findall(r"add\.u32 %dlo, %dlou, (\d+);", loop)]
     rels = [int(v) for v in re.findall(r"add\.u32 %bar, %aebar, (\d+);", loop)]
     buf = int(re.search(r"mad\.lo\.u32 %a16, %ab, (\d+), %sm_a16;", loop).group(1))
     pend = int(re.search(r"add\.u32 %pab, %ab, (\d+);", loop).group(1))
     step = int(re.search(r"add\.u32 %ab, %ab, (\d+);\s*setp\.eq\.u32 %p_wrap, %ab, (\d+);", loop).group(1))
-    return waits, descs, [None] + rels, buf, pend, step
+    return waits, descs, [None] + rels, buf, pend, step, looks
 
 
 def _replay_a_unit_ring(loop, a_bufs, buf=16384, units=10):
@@ -225,7 +435,7 @@ def _replay_a_unit_ring(loop, a_bufs, buf=16384, units=10):
     phase flipping at each wrap): every sub-step must wait on the buffer the producer filled for it with the
     producer's parity, point its descriptor at that buffer, and release the buffer of the sub-step before it (the
     previous unit's last at sub-step 0)."""
-    waits, descs, rels, buf_read, pend, step = _a_unit_ring(loop)
+    waits, descs, rels, buf_read, pend, step, looks = _a_unit_ring(loop)
     assert buf_read == buf and len(waits) == len(descs) == len(rels) == 4
     prod = [(i % a_bufs, (i // a_bufs) % 2) for i in range(4 * units)]  # (buffer, parity) of the producer's i-th fill
     ab, aph, pab = 0, 0, None
@@ -239,6 +449,9 @@ def _replay_a_unit_ring(loop, a_bufs, buf=16384, units=10):
         pab, ab = ab + pend, ab + step
         if ab == a_bufs:
             ab, aph = 0, aph ^ 1
+    # each sub-step's afull barrier is also looked at early (test_wait, the wait loop skipped when complete): the same
+    # barrier, with the same parity (%aph does not change within a unit)
+    assert looks == waits, "an early look tests another sub-step's afull barrier"
 
 
 @pytest.mark.parametrize("a_bufs", [4, 8])
@@ -250,7 +463,8 @@ def test_unit_aligned_ring_follows_the_producers_ring(a_bufs):
 @pytest.mark.parametrize("old,new,what", [("add.u32 %dlo, %dlou, 2048;", "add.u32 %dlo, %dlou, 1024;", "reads"),
                                           ("add.u32 %bar, %abar, 16;", "add.u32 %bar, %abar, 8;", "waits"),
                                           ("add.u32 %bar, %aebar, 8;", "add.u32 %bar, %aebar, 16;", "releases"),
-                                          ("add.u32 %pab, %ab, 3;", "add.u32 %pab, %ab, 2;", "releases")])
+                                          ("add.u32 %pab, %ab, 3;", "add.u32 %pab, %ab, 2;", "releases"),
+                                          ("add.u32 %eb, %abar, 16;", "add.u32 %eb, %abar, 24;", "early look")])
 def test_unit_aligned_ring_replay_catches_a_wrong_offset(old, new, what):
     text = _cluster_text(2, 8)
     assert text.count(old) == 1

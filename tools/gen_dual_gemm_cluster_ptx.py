@@ -100,6 +100,7 @@ def gemm_main_loop(gemm_text: str | None = None) -> str:
     region = resolve_conditionals(region, "WG_WAIT", 1)
     region = resolve_conditionals(region, "KS_STREAM", 0)  # the dual has no stream-K over K-split pairs
     region = resolve_conditionals(region, "KS_HELP", 0)  # nor tail helpers
+    region = resolve_conditionals(region, "DUAL", 0)  # the GEMM's own loop (its DUAL build is the tiles')
     for old, new, count in MAIN_LOOP_SUBSTITUTIONS:
         found = region.count(old)
         if found != count:
@@ -277,6 +278,9 @@ SIGNATURE = f"""
     .reg .b16   %sb0, %sb1, %mask;
     .reg .b32   %c_lo, %c_hi, %cc, %first, %sidx, %old, %flag, %row, %col8, %gm, %gn, %i, %vcta, %vtile;
     .reg .b32   %desc_hi, %dlo, %krank, %dlou, %abar, %aebar;
+    .reg .b32   %pw0, %pw1, %eb, %nslot, %nphase, %fbar;   // the GEMM loop's (session 26)
+    .reg .b64   %dbase;
+    .reg .pred  %p_ea<4>, %p_fok, %p_nw;
     .reg .b64   %desc, %tm_a16, %tm_b, %tm_b2, %tm_sfb, %tm_sfb2, %mbstate;
     .reg .b64   %pc, %pws, %pcnt, %pw, %pcrow, %off64, %cidx, %c_rs, %c_bs, %cst;
     .reg .f32   %alpha, %alpha2, %v0, %v1, %v2, %v3, %ex;

@@ -237,6 +237,9 @@ SIGNATURE = f"""
     .reg .b16   %sb0, %sb1, %mask;
     .reg .b32   %c_lo, %c_hi, %cc, %sidx, %old, %flag, %row, %col8, %gm, %gn, %i, %vcta, %vtile;
     .reg .b32   %desc_hi, %dlo, %dlou, %abar, %aebar;
+    .reg .b32   %pw0, %pw1, %eb, %nslot, %nphase, %fbar;   // the GEMM loop's (session 26)
+    .reg .b64   %dbase;
+    .reg .pred  %p_ea<4>, %p_fok, %p_nw;
     .reg .b64   %desc, %ptm, %ptab, %tm_a16, %tm_b, %tm_sfb, %mbstate;
     .reg .b64   %pc, %pws, %pcnt, %pw, %pcrow, %off64, %cidx, %c_rs, %cst;
     .reg .f32   %alpha, %v0, %v1, %v2, %v3;
@@ -297,6 +300,7 @@ C_FIND_GROUP:
     add.u32 %seg_end, %seg_end, %gu0;         // the tile's last unit + 1
     min.u32 %seg_end, %seg_end, %u_end;
     setp.ne.u32 %p_acc, 0, 0;                 // first wgmma of the segment ignores the accumulators
+    setp.ne.u32 %p_fok, 0, 0;                 // no stage seen full ahead of its unit yet (the GEMM loop's look-ahead)
     // ---- the tile's rows of A: min({TILE_M}, m - {TILE_M}*mt) -> {TOKEN_STEP}-row blocks -> the unit loop of N = {TOKEN_STEP}*blocks
     div.u32 %mt, %lt, %ntiles;
     shl.b32 %tmp, %mt, 8;
