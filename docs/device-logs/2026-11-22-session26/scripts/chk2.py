@@ -1,0 +1,13 @@
+import sys, subprocess
+sys.path.insert(0,'.'); sys.path.insert(0,'.scratch/s26')
+from nvfp4rt.ops.gemm_wgmma_cluster import GemmClusterPlan
+import nvfp4rt.ops.gemm_wgmma_cluster as G
+from nvfp4rt.ptxsource import render
+import probes
+# constants the plans would use (no GPU): pairs build
+c = G.kernel_constants(1, 8, 1, 2, True, G.DEFAULT_HEAD_WAIT, 2, True)
+t = render(open("ptx/gemm_nvfp4_wgmma_cluster.ptx").read(), "sm_90a", c)
+for nm in sys.argv[1:]:
+    open(f"/tmp/q_{nm}.ptx","w").write(probes.PROBES[nm](t))
+    r = subprocess.run(["ptxas","-arch=sm_90a","-v",f"/tmp/q_{nm}.ptx","-o","/dev/null"],capture_output=True,text=True)
+    print(nm, r.returncode, [l for l in r.stderr.splitlines() if 'registers' in l or 'error' in l][:3])
