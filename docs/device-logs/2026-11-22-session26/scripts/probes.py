@@ -894,3 +894,32 @@ PROBES.update({"comp": lambda t: desc64(early(pf2(t))), "comp_fp": lambda t: ful
 PROBES.update({"fp6": lambda t: full_post(t, 6, False), "d64_fp6": lambda t: full_post(desc64(t), 6, False),
                "e_d64_fp6": lambda t: full_post(desc64(early(t)), 6, False),
                "pf2_fp6": lambda t: full_post(pf2(t), 6, False)})
+
+
+def producer_threads(t, b_thread, a_thread):
+    """which threads run the producers (exact): the B producer on b_thread, the A16 producer on a_thread"""
+    old = ("PRODUCERS:\n    setp.eq.u32 %p_lead, %thread, 0;\n    @%p_lead bra B_PRODUCER;\n"
+           "    setp.eq.u32 %p_lead, %thread, 32;\n    @%p_lead bra A_PRODUCER;\n")
+    t2 = re.sub(r"PRODUCERS:\n\n*", "PRODUCERS:\n", t, count=1)
+    assert t2.count(old) == 1
+    return t2.replace(old, f"PRODUCERS:\n    setp.eq.u32 %p_lead, %thread, {b_thread};\n    @%p_lead bra B_PRODUCER;\n"
+                      f"    setp.eq.u32 %p_lead, %thread, {a_thread};\n    @%p_lead bra A_PRODUCER;\n", 1)
+
+
+PROBES.update({"aw0": lambda t: producer_threads(t, 0, 1), "pw23": lambda t: producer_threads(t, 64, 96),
+               "pw02": lambda t: producer_threads(t, 0, 64)})
+
+
+def prod_sleep(t, ns):
+    """the producers poll their empty/aempty barrier with test_wait and sleep `ns` between looks (exact)"""
+    for lab in ("B_WAIT_EMPTY", "A_WAIT_EMPTY"):
+        old = (f"{lab}:\n    mbarrier.try_wait.parity.shared::cta.b64 %p_ready, [%bar], %par;\n"
+               f"    @!%p_ready bra {lab};\n")
+        assert t.count(old) == 1, lab
+        t = t.replace(old, f"{lab}:\n    mbarrier.test_wait.parity.shared::cta.b64 %p_ready, [%bar], %par;\n"
+                           f"    @%p_ready bra {lab}_OK;\n    nanosleep.u32 {ns};\n    bra.uni {lab};\n{lab}_OK:\n", 1)
+    return t
+
+
+PROBES.update({"psleep64": lambda t: prod_sleep(t, 64), "psleep256": lambda t: prod_sleep(t, 256),
+               "psleep1000": lambda t: prod_sleep(t, 1000)})
