@@ -23,6 +23,7 @@ from nvfp4rt.assemble import assemble
 from nvfp4rt.ops import gemm_wgmma_cluster as CL
 from nvfp4rt.ptxsource import parse_entries, render
 
+from ptx_int import code_lines, run
 from conftest import requires_gpu, requires_ptxas
 
 KERNEL = Path(__file__).resolve().parent.parent / "ptx" / "gemm_nvfp4_wgmma_cluster.ptx"
@@ -94,25 +95,13 @@ _END = "    or.b32 %fa_tgt, %fa_tgt, %fa_n;"
 def _division_block(text: str) -> list[str]:
     s = text.index(_START)
     e = text.index(_END, s) + len(_END)
-    return [ln.split("//")[0].strip().rstrip(";") for ln in text[s:e].split("\n") if ln.split("//")[0].strip()]
+    return code_lines(text[s:e])
 
 
 def _run_division(lines, count: int, ncta: int) -> int:
-    """Interpret the producer's launch-index lines: %fa_w = count (u64), %nctaid.x = ncta; returns %fa_tgt."""
-    r = {"%fa_w": count, "%nctaid.x": ncta}
-    m32 = 0xFFFFFFFF
-    for ln in lines:
-        op, rest = ln.split(None, 1)
-        if op == "mov.b64":
-            r["%fa_f"], r["%fa_t"] = count & m32, count >> 32
-            continue
-        d, *src = [x.strip() for x in rest.split(",")]
-        v = [r[x] if x.startswith("%") else int(x, 0) for x in src]
-        r[d] = {"mov.u32": lambda: v[0], "shr.u32": lambda: v[0] >> v[1], "rem.u32": lambda: v[0] % v[1],
-                "and.b32": lambda: v[0] & v[1], "shl.b32": lambda: (v[0] << v[1]) & m32, "or.b32": lambda: v[0] | v[1],
-                "div.u32": lambda: v[0] // v[1]}[op]()
-        assert r[d] <= m32, (ln, r[d])  # every partial fits 32 bits (the point of 16-bit digits)
-    return r["%fa_tgt"]
+    """Interpret the producer's launch-index lines: %fa_w = count (u64), %nctaid.x = ncta; returns %fa_tgt.  The
+    interpreter checks that every partial fits 32 bits (the point of 16-bit digits)."""
+    return run(lines, {"%fa_w": count, "%nctaid.x": ncta})["%fa_tgt"]
 
 
 def test_launch_index_is_the_count_over_the_grid_mod_2_32():

@@ -30,6 +30,7 @@ from nvfp4rt.ops import gemm_wgmma_cluster as CL
 from nvfp4rt.ptxsource import render
 
 from conftest import requires_gpu
+from ptx_int import code_lines, run
 
 ROOT = Path(__file__).resolve().parent.parent
 KERNEL = ROOT / "ptx" / "gemm_nvfp4_wgmma_cluster.ptx"
@@ -264,48 +265,15 @@ _ADVANCE = re.compile(r"add\.u32 %slot, %slot, 1;\s*setp\.eq\.u32 %p_wrap, %slot
                       re.S)
 
 
-def _run_int(code: str, regs: dict) -> dict:
-    """Interpret the few integer instructions of the stage bookkeeping (add, shl, xor, selp, setp.eq, mov, with an
-    optional @p / @!p guard) on a dict of registers; anything else fails."""
-    val = lambda x: regs[x] if x.startswith("%") else int(x, 0)
-    for ln in code.split("\n"):
-        ln = ln.split("//")[0].strip().rstrip(";")
-        if not ln:
-            continue
-        guard = re.match(r"@(!?)(%\w+) ", ln)
-        if guard:
-            ln = ln[guard.end():]
-            if bool(regs[guard.group(2)]) == (guard.group(1) == "!"):
-                continue
-        op, args = ln.split(None, 1)
-        a = [x.strip() for x in args.split(",")]
-        if op.startswith("mbarrier.test_wait"):
-            regs["look"] = (a[1], a[2])
-        elif op == "add.u32":
-            regs[a[0]] = val(a[1]) + val(a[2])
-        elif op == "shl.b32":
-            regs[a[0]] = val(a[1]) << val(a[2])
-        elif op == "xor.b32":
-            regs[a[0]] = val(a[1]) ^ val(a[2])
-        elif op == "selp.b32":
-            regs[a[0]] = val(a[1]) if regs[a[3]] else val(a[2])
-        elif op == "setp.eq.u32":
-            regs[a[0]] = val(a[1]) == val(a[2])
-        elif op in ("mov.u32", "mov.b32"):
-            regs[a[0]] = val(a[1])
-        else:
-            raise AssertionError(f"unexpected instruction {ln!r}")
-    return regs
-
-
 def _check_look_ahead(loop: str, stages: int, units: int = 12):
     """Replay `units` units of the ring's (slot, phase): the look-ahead of unit u must test the barrier and parity that
     unit u + 1 waits on."""
-    look, advance = _LOOK_AHEAD.search(loop).group(0), _ADVANCE.search(loop).group(0)
+    look = [ln for ln in code_lines(_LOOK_AHEAD.search(loop).group(0)) if not ln.startswith("mbarrier.")]
+    advance = code_lines(_ADVANCE.search(loop).group(0))
     slot, phase = 0, 0
     for _ in range(units):
-        regs = _run_int(look, {"%slot": slot, "%phase": phase, "%S": stages, "%sm_full": 1 << 20})
-        nxt = _run_int(advance, {"%slot": slot, "%phase": phase, "%S": stages})
+        regs = run(look, {"%slot": slot, "%phase": phase, "%S": stages, "%sm_full": 1 << 20})
+        nxt = run(advance, {"%slot": slot, "%phase": phase, "%S": stages})
         slot, phase = nxt["%slot"], nxt["%phase"]
         assert regs["%fbar"] == (1 << 20) + 8 * slot, "the look-ahead tests another stage's barrier"
         assert regs["%nphase"] == phase, "the look-ahead tests the wrong parity"
