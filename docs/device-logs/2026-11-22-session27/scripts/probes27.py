@@ -98,3 +98,26 @@ def less_a(t, mask):
 
 PROBES["halfA"] = lambda t: less_a(t, 1)
 PROBES["quarterA"] = lambda t: less_a(t, 3)
+
+
+LOOPTOP = "    setp.eq.u32 %p_l0, %lane, 0;\n\n\n\n\n\nSEG_LOOP:\n"
+REDUCE = "KSPLIT_REDUCE:\n"
+
+
+def live(t, n):
+    """timing probe (exact results): n more registers live across the consumers' unit loop (clock reads before it,
+    folded into a store that never happens after it): does ptxas's loop suffer from the state kept across it?"""
+    _one(t, LOOPTOP); _one(t, REDUCE)
+    regs = ", ".join(f"%lv{i}" for i in range(n))
+    t = t.replace(REGS, f"    .reg .b32 {regs}, %lvs;\n    .reg .pred %p_lv;\n" + REGS, 1)
+    pre = "".join(f"    mov.u32 %lv{i}, %clock;\n    add.u32 %lv{i}, %lv{i}, %lv{i - 1};\n" if i else
+                  "    mov.u32 %lv0, %clock;\n" for i in range(n))
+    post = "    mov.u32 %lvs, 0;\n" + "".join(f"    xor.b32 %lvs, %lvs, %lv{i};\n    shf.l.wrap.b32 %lvs, %lvs, %lvs, 3;\n"
+                                          for i in range(n))
+    post += ("    setp.eq.u32 %p_lv, %lvs, 0x7fffffff;\n    @%p_lv st.shared.u32 [%sm_flag+12], %lvs;\n")
+    t = t.replace(LOOPTOP, "    setp.eq.u32 %p_l0, %lane, 0;\n" + pre + "SEG_LOOP:\n", 1)
+    return t.replace(REDUCE, REDUCE + post, 1)
+
+
+PROBES["live16"] = lambda t: live(t, 16)
+PROBES["live32"] = lambda t: live(t, 32)
