@@ -121,3 +121,14 @@ def live(t, n):
 
 PROBES["live16"] = lambda t: live(t, 16)
 PROBES["live32"] = lambda t: live(t, 32)
+
+
+def maxnreg(t, n):
+    """exact: a .maxnreg n directive on the entry (ptxas allocates, and so schedules, within n registers)"""
+    a = ".maxntid 384, 1, 1\n"
+    _one(t, a)
+    return t.replace(a, f".maxnreg {n}\n" + a, 1)
+
+
+for _n in (104, 112, 120):
+    PROBES[f"maxnreg{_n}"] = lambda t, _n=_n: maxnreg(t, _n)

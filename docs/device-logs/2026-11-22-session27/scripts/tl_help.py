@@ -55,59 +55,64 @@ def instrument(t):
     return t, used
 
 
-print(nvfp4rt.device().properties.name, time.strftime("%Y-%m-%d %H:%M:%S"), flush=True)
-m, n, k = map(int, os.environ.get("SHAPE", "128x7168x16384").split("x"))
-d, args, c = H.gemm_args(m, n, k, 1, "competition")
-keep = []
-# the variants of each device run (RUN=02 .. 05; 02 printed no clock lines yet)
-RUNS = {
-    "02": [(dict(), 0), (dict(help_tail=4), 0), (dict(help_tail=6), 0), (dict(help_tail=8), 0)],
-    "03": [(dict(), 0), (dict(help_tail=4), 0), (dict(help_tail=6), 0), (dict(help_tail=8), 0)],
-    "04": [(dict(), 0), (dict(), 1), (dict(), 3), (dict(help_tail=6), 0), (dict(help_tail=6), 1), (dict(help_tail=6), 3),
-           (dict(help_tail=8), 1)],
-    "05": [(dict(), 0), (dict(help_tail=6), 0), (dict(help_tail=6), "idle"), (dict(), 0), (dict(help_tail=6), 0),
-           (dict(help_tail=6), "idle"), (dict(help_tail=2), "idle")],
-}
-VARIANTS = RUNS[os.environ.get("RUN", "05")]
-for kw, mask in VARIANTS:
-    p = GemmClusterPlan(m, n, k, 1, **kw)
-    g = p.geometry
-    rt = render(TEXT, "sm_90a", p.constants)
-    txt, used = instrument(idle_helpers(rt) if mask == "idle" else less_a(rt, mask) if mask else rt)
-    mod = load(txt, target="sm_90a")
-    kern = mod.kernel(G._ENTRY)
-    kern.set_max_dynamic_shared(p.shared_mem)
-    p.kernel, p._launch, p._repeat, p._launched_maps = kern, None, None, {}
-    keep.append((mod, p))
-    if not mask:
-        H.check_gemm(p, m, n, k, 1, f"{kw}", dists=("competition",))
-    wd.arm("run"); p(*args); driver.call("cuCtxSynchronize"); wd.disarm()
-    wd.arm("t")
-    tw = min(time_op(lambda: p(*args), iters=40).median_us for _ in range(2))
-    tk = min(time_op(lambda: p._launch.launch(), iters=40).median_us for _ in range(2))
-    wd.disarm()
-    ptr, size = driver.call("cuModuleGetGlobal", mod.handle, b"s27_dbg")
-    buf = np.zeros(size // 8, np.uint64)
-    driver.call("cuMemcpyDtoH", buf.ctypes.data, ptr, size)
-    t = buf[:g.grid * 16].reshape(g.grid, 16).astype(np.int64)
-    t0 = t[:, 0].min()
-    tiles = (g.grid - (p.geometry.helpers if kw else 0)) // 2
-    print(f"{kw or 'default'} A16 copies skipped on sub-steps j & {mask}: grid {g.grid}, whole {tw:.2f}, kernel alone {tk:.2f} us", flush=True)
-    for role, sel in (("pairs", slice(0, 2 * tiles)), ("helpers", slice(2 * tiles, g.grid))):
-        r = t[sel]
-        if len(r) == 0:
-            continue
-        parts = []
-        for slot, nm in used:
-            col = r[:, slot]
-            ok = col > 0
-            if ok.sum() == 0 or nm == "entry" and False:
+def main():
+    print(nvfp4rt.device().properties.name, time.strftime("%Y-%m-%d %H:%M:%S"), flush=True)
+    m, n, k = map(int, os.environ.get("SHAPE", "128x7168x16384").split("x"))
+    d, args, c = H.gemm_args(m, n, k, 1, "competition")
+    keep = []
+    # the variants of each device run (RUN=02 .. 05; 02 printed no clock lines yet)
+    RUNS = {
+        "02": [(dict(), 0), (dict(help_tail=4), 0), (dict(help_tail=6), 0), (dict(help_tail=8), 0)],
+        "03": [(dict(), 0), (dict(help_tail=4), 0), (dict(help_tail=6), 0), (dict(help_tail=8), 0)],
+        "04": [(dict(), 0), (dict(), 1), (dict(), 3), (dict(help_tail=6), 0), (dict(help_tail=6), 1), (dict(help_tail=6), 3),
+               (dict(help_tail=8), 1)],
+        "05": [(dict(), 0), (dict(help_tail=6), 0), (dict(help_tail=6), "idle"), (dict(), 0), (dict(help_tail=6), 0),
+               (dict(help_tail=6), "idle"), (dict(help_tail=2), "idle")],
+    }
+    VARIANTS = RUNS[os.environ.get("RUN", "05")]
+    for kw, mask in VARIANTS:
+        p = GemmClusterPlan(m, n, k, 1, **kw)
+        g = p.geometry
+        rt = render(TEXT, "sm_90a", p.constants)
+        txt, used = instrument(idle_helpers(rt) if mask == "idle" else less_a(rt, mask) if mask else rt)
+        mod = load(txt, target="sm_90a")
+        kern = mod.kernel(G._ENTRY)
+        kern.set_max_dynamic_shared(p.shared_mem)
+        p.kernel, p._launch, p._repeat, p._launched_maps = kern, None, None, {}
+        keep.append((mod, p))
+        if not mask:
+            H.check_gemm(p, m, n, k, 1, f"{kw}", dists=("competition",))
+        wd.arm("run"); p(*args); driver.call("cuCtxSynchronize"); wd.disarm()
+        wd.arm("t")
+        tw = min(time_op(lambda: p(*args), iters=40).median_us for _ in range(2))
+        tk = min(time_op(lambda: p._launch.launch(), iters=40).median_us for _ in range(2))
+        wd.disarm()
+        ptr, size = driver.call("cuModuleGetGlobal", mod.handle, b"s27_dbg")
+        buf = np.zeros(size // 8, np.uint64)
+        driver.call("cuMemcpyDtoH", buf.ctypes.data, ptr, size)
+        t = buf[:g.grid * 16].reshape(g.grid, 16).astype(np.int64)
+        t0 = t[:, 0].min()
+        tiles = (g.grid - (p.geometry.helpers if kw else 0)) // 2
+        print(f"{kw or 'default'} A16 copies skipped on sub-steps j & {mask}: grid {g.grid}, whole {tw:.2f}, kernel alone {tk:.2f} us", flush=True)
+        for role, sel in (("pairs", slice(0, 2 * tiles)), ("helpers", slice(2 * tiles, g.grid))):
+            r = t[sel]
+            if len(r) == 0:
                 continue
-            rel = (col[ok] - t0) / 1000.0
-            parts.append(f"{nm}[{ok.sum()}]={np.median(rel):.2f}/{rel.min():.2f}/{rel.max():.2f}")
-        print(f"  {role:8s} med/min/max us from first entry: " + " ".join(parts), flush=True)
-        end = 2 if role == "pairs" else 6
-        ok = r[:, end] > 0
-        mhz = (r[ok, 8 + end] - r[ok, 9]) / (r[ok, end] - r[ok, 1]) * 1000.0
-        print(f"  {role:8s} SM clock loop->{'reduce' if end == 2 else 'hend'}: median {np.median(mhz):.0f} MHz (min {mhz.min():.0f}, max {mhz.max():.0f})", flush=True)
-print("FAILS", H.FAILS)
+            parts = []
+            for slot, nm in used:
+                col = r[:, slot]
+                ok = col > 0
+                if ok.sum() == 0 or nm == "entry" and False:
+                    continue
+                rel = (col[ok] - t0) / 1000.0
+                parts.append(f"{nm}[{ok.sum()}]={np.median(rel):.2f}/{rel.min():.2f}/{rel.max():.2f}")
+            print(f"  {role:8s} med/min/max us from first entry: " + " ".join(parts), flush=True)
+            end = 2 if role == "pairs" else 6
+            ok = r[:, end] > 0
+            mhz = (r[ok, 8 + end] - r[ok, 9]) / (r[ok, end] - r[ok, 1]) * 1000.0
+            print(f"  {role:8s} SM clock loop->{'reduce' if end == 2 else 'hend'}: median {np.median(mhz):.0f} MHz (min {mhz.min():.0f}, max {mhz.max():.0f})", flush=True)
+    print("FAILS", H.FAILS)
+
+
+if __name__ == "__main__":
+    main()
