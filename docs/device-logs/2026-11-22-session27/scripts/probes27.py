@@ -132,3 +132,9 @@ def maxnreg(t, n):
 
 for _n in (104, 112, 120):
     PROBES[f"maxnreg{_n}"] = lambda t, _n=_n: maxnreg(t, _n)
+
+
+import permute  # noqa: E402
+
+for _s in range(24):
+    PROBES[f"perm{_s}"] = lambda t, _s=_s: permute.permute_loop(t, _s)
