@@ -577,12 +577,12 @@ class GemmClusterPlan(GemmFacts):
     through distributed shared memory (``cluster`` must then be 1 or None); None picks with
     :func:`choose_ksplit` when neither ``cluster`` nor ``units_per_cluster`` is given.  ``ks_stream=True`` runs
     stream-K over K-split pairs (ksplit 2, one wave of pairs; see :func:`cluster_geometry`).  ``help_tail=X``
-    (opt-in: slower than the default plan on the H100, 53.3-55.2 against 52.3-52.6 us on 128x7168x16384 in session 27)
-    runs the K split with tail helpers: each tile's pair runs its first k_stages - X stages and ``helpers`` extra CTAs
-    (default: as many as fit beside the pairs) share the tiles' last X stages, their partials counted in at gpu scope
-    (docs/gemm.md, "Tail helpers").  ``fused_a=True`` (opt-in: 0.1-2.9 us
-    slower than the decode launch on the H100, small problems included; two consumer warpgroups, no tail helpers)
-    has the GEMM decode A itself, with no decode launch: each CTA's consumers decode a share of A16 first, and each
+    (opt-in: slower than the default plan on the H100, 53.3-55.2 against 52.3-52.6 us on 128x7168x16384 in
+    session 27) runs the K split with tail helpers: each tile's pair runs its first k_stages - X stages and
+    ``helpers`` extra CTAs (default: as many as fit beside the pairs) share the tiles' last X stages, their partials
+    counted in at gpu scope (docs/gemm.md, "Tail helpers").  ``fused_a=True`` (opt-in: 0.1-2.9 us slower than the
+    decode launch on the H100, small problems included; two consumer warpgroups, no tail helpers) has the GEMM
+    decode A itself, with no decode launch: each CTA's consumers decode a share of A16 first, and each
     A16 load waits for its chunk's flag (docs/gemm.md, "Session 22"); ``a_wait`` is how many SM clocks a load waits
     before decoding the chunk itself (no CTA depends on another being resident).  The plan owns the A16 buffer
     (``2 * l * m * k`` bytes), the workspace, the zeroed counters and flags, so one plan must not run on two
