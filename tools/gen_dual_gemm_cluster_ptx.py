@@ -282,6 +282,7 @@ SIGNATURE = f"""
     .reg .b64   %dbase;
     .reg .pred  %p_ea<4>, %p_fok, %p_nw;
     .reg .b64   %desc, %tm_a16, %tm_b, %tm_b2, %tm_sfb, %tm_sfb2, %mbstate;
+    .reg .b64   %pol_b, %pol_a16;             // L2 policies of the TMA loads
     .reg .b64   %pc, %pws, %pcnt, %pw, %pcrow, %off64, %cidx, %c_rs, %c_bs, %cst;
     .reg .f32   %alpha, %alpha2, %v0, %v1, %v2, %v3, %ex;
     .reg .b16   %hl, %hh, %c16, %sbx;
@@ -777,6 +778,7 @@ PRODUCERS:
 
     // ---------------------------------------------------------------- B producer (thread 0): B1, B2, sfb1, sfb2 per unit
 B_PRODUCER:
+    createpolicy.fractional.L2::evict_first.b64 %pol_b, 1.0;   // B and sfb are read once (the GEMM's L2 POLICIES)
     mov.u64 %tm_b, tmap_b1;
     cvta.param.u64 %tm_b, %tm_b;
     mov.u64 %tm_b2, tmap_b2;
@@ -814,20 +816,21 @@ B_TILE_READY:
     sub.u32 %kb, %u, %tbase;
     shl.b32 %x, %kb, 7;                       // k byte coordinate of b1, b2: 128 bytes per stage
     shl.b32 %y, %kb, 4;                       // of sfb1, sfb2: 16 bytes per stage
-{B_SLOT_ACQUIRE}    cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
-        [%slot_addr], [%tm_b, {{%x, %n0, %batch}}], [%bar];
+{B_SLOT_ACQUIRE}    cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.L2::cache_hint
+        [%slot_addr], [%tm_b, {{%x, %n0, %batch}}], [%bar], %pol_b;
     add.u32 %addr, %slot_addr, {B2_OFF};
-    cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
-        [%addr], [%tm_b2, {{%x, %n0, %batch}}], [%bar];
+    cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.L2::cache_hint
+        [%addr], [%tm_b2, {{%x, %n0, %batch}}], [%bar], %pol_b;
     add.u32 %addr, %slot_addr, {SFB1_OFF};
-    cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
-        [%addr], [%tm_sfb, {{%y, %n0, %batch}}], [%bar];
+    cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.L2::cache_hint
+        [%addr], [%tm_sfb, {{%y, %n0, %batch}}], [%bar], %pol_b;
     add.u32 %addr, %slot_addr, {SFB2_OFF};
-    cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
-        [%addr], [%tm_sfb2, {{%y, %n0, %batch}}], [%bar];
+    cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.L2::cache_hint
+        [%addr], [%tm_sfb2, {{%y, %n0, %batch}}], [%bar], %pol_b;
 {B_SLOT_ADVANCE}
     // ---------------------------------------------------------------- A16 producer (thread 32): this rank's slice, to every CTA
 A_PRODUCER:
+    createpolicy.fractional.L2::evict_last.b64 %pol_a16, 1.0;  // every tile of the m tile reads A16 (the GEMM's L2 POLICIES)
     mov.u64 %tm_a16, tmap_a16;
     cvta.param.u64 %tm_a16, %tm_a16;
     prefetch.tensormap [%tm_a16];
@@ -856,11 +859,11 @@ A_TILE_READY:
     shl.b32 %kel, %kb, 8;                     // k element of sub-step 0: 256 per stage
     mov.u32 %j, 0;
 {a16_buffer_acquire(A16_BUF)}// {{{{if CLUSTER == 1}}}}
-    cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
-        [%addr], [%tm_a16, {{%kel, %m0, %batch}}], [%bar];
+    cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.L2::cache_hint
+        [%addr], [%tm_a16, {{%kel, %m0, %batch}}], [%bar], %pol_a16;
 // {{{{else}}}}
-    cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster
-        [%addr], [%tm_a16, {{%kel, %m0, %batch}}], [%bar], %mask;
+    cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster.L2::cache_hint
+        [%addr], [%tm_a16, {{%kel, %m0, %batch}}], [%bar], %mask, %pol_a16;
 // {{{{endif}}}}
 """ + A_RING_ADVANCE_AND_EXIT
 

@@ -241,6 +241,7 @@ SIGNATURE = f"""
     .reg .b64   %dbase;
     .reg .pred  %p_ea<4>, %p_fok, %p_nw;
     .reg .b64   %desc, %ptm, %ptab, %tm_a16, %tm_b, %tm_sfb, %mbstate;
+    .reg .b64   %pol_b, %pol_a16;             // L2 policies of the TMA loads
     .reg .b64   %pc, %pws, %pcnt, %pw, %pcrow, %off64, %cidx, %c_rs, %cst;
     .reg .f32   %alpha, %v0, %v1, %v2, %v3;
     .reg .b16   %hl, %hh, %c16, %sbx;
@@ -561,6 +562,7 @@ PRODUCERS:
 
     // ---------------------------------------------------------------- B producer (thread 0): B and sfb per unit
 B_PRODUCER:
+    createpolicy.fractional.L2::evict_first.b64 %pol_b, 1.0;   // B and sfb are read once (the GEMM's L2 POLICIES)
     mov.u32 %slot, 0;
     mov.u32 %phase, 0;
     mov.u32 %tend, 0;                         // no tile yet
@@ -592,14 +594,15 @@ B_TILE_READY:
     sub.u32 %kb, %u, %tbase;                  // k256 stage of the tile
     shl.b32 %x, %kb, 7;                       // k byte coordinate of b: 128 bytes per stage
     shl.b32 %y, %kb, 4;                       // of sfb: 16 bytes per stage
-{dual.B_SLOT_ACQUIRE}    cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
-        [%slot_addr], [%tm_b, {{%x, %n0}}], [%bar];
+{dual.B_SLOT_ACQUIRE}    cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.L2::cache_hint
+        [%slot_addr], [%tm_b, {{%x, %n0}}], [%bar], %pol_b;
     add.u32 %addr, %slot_addr, {SFB_OFF};
-    cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
-        [%addr], [%tm_sfb, {{%y, %n0}}], [%bar];
+    cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.L2::cache_hint
+        [%addr], [%tm_sfb, {{%y, %n0}}], [%bar], %pol_b;
 {dual.B_SLOT_ADVANCE}
     // ---------------------------------------------------------------- A16 producer (thread 32): this rank's slice, to every CTA
 A_PRODUCER:
+    createpolicy.fractional.L2::evict_last.b64 %pol_a16, 1.0;  // every tile of the m tile reads A16 (the GEMM's L2 POLICIES)
     mov.u32 %ab, 0;
     mov.u32 %aph, 0;
     mov.u16 %mask, (1 << {{{{CLUSTER}}}}) - 1;    // every CTA of the cluster
@@ -630,13 +633,13 @@ A_TILE_READY:
     sub.u32 %kb, %u, %tbase;                  // k256 stage of the tile
     shl.b32 %kel, %kb, 8;                     // k element of sub-step 0: 256 per stage
     mov.u32 %j, 0;
-{dual.a16_buffer_acquire("%x")}    cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster
-        [%addr], [%tm_a16, {{%kel, %m0}}], [%bar], %mask;
+{dual.a16_buffer_acquire("%x")}    cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster.L2::cache_hint
+        [%addr], [%tm_a16, {{%kel, %m0}}], [%bar], %mask, %pol_a16;
     @!%p_two bra A_HALF_DONE;
     add.u32 %addr, %addr, {HALF_M * 128};              // rows {HALF_M}.. of the buffer
     add.u32 %y, %m0, {HALF_M};
-    cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster
-        [%addr], [%tm_a16, {{%kel, %y}}], [%bar], %mask;
+    cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster.L2::cache_hint
+        [%addr], [%tm_a16, {{%kel, %y}}], [%bar], %mask, %pol_a16;
 A_HALF_DONE:
 """ + dual.A_RING_ADVANCE_AND_EXIT
 
