@@ -351,6 +351,21 @@ def test_plan_repoints_moved_buffers():
     assert np.array_equal(out2.numpy().view(np.uint16), ref.reshape(-1).view(np.uint16))
 
 
+@pytest.mark.gpu
+@requires_gpu
+def test_both_decode_kernels_ask_for_the_gemms_shared_memory_carveout():
+    """The decode runs just before a GEMM that needs nearly all of the SM's shared memory (PDL): both of its
+    kernels (plain and grouped) must prefer the maximum carveout, or the SM has to idle to change its split."""
+    from nvfp4rt import driver
+    from nvfp4rt.ops.decode_a16 import DECODE_CARVEOUT, _grouped_kernel, _kernel
+
+    assert DECODE_CARVEOUT == 100
+    attr = driver.raw.CUfunction_attribute.CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT
+    ordinal = driver.device().ordinal
+    for kern in (_kernel(ordinal, False), _kernel(ordinal, True), _grouped_kernel(ordinal)):
+        assert driver.call("cuFuncGetAttribute", attr, kern.function) == DECODE_CARVEOUT
+
+
 # ============================================================== the PTX itself, interpreted (no GPU)
 
 class _Interp:
