@@ -1227,3 +1227,58 @@ def test_repeat_calls_follow_new_contents_and_moved_buffers(m, n, k):
     c1.close()
     with pytest.raises(ValueError, match="closed"):
         plan.run(*args(c1))  # a freed output is refused, not written
+
+
+# ------------------------------------------------------------------ L2 policies of the TMA loads (session 29)
+_POLICY_FILES = [KERNEL, ROOT / "ptx" / "dual_gemm_nvfp4_wgmma_cluster.ptx",
+                 ROOT / "ptx" / "grouped_gemm_nvfp4_wgmma_cluster.ptx"]
+_B_MAPS = ("%tm_b", "%tm_sfb", "%tm_b2", "%tm_sfb2")
+
+
+def _check_tma_policies(text: str) -> int:
+    """Every TMA load of B or its scales carries the evict_first policy %pol_b, every A16 load the evict_last
+    %pol_a16, and each producer creates its policy first.  Returns the number of loads checked."""
+    code = [ln.split("//")[0].rstrip() for ln in text.split("\n")]
+    for label, reg, kind in (("B_PRODUCER:", "%pol_b", "evict_first"), ("A_PRODUCER:", "%pol_a16", "evict_last")):
+        i = code.index(label)
+        nxt = next(ln.strip() for ln in code[i + 1:] if ln.strip())
+        assert nxt == f"createpolicy.fractional.L2::{kind}.b64 {reg}, 1.0;", (label, nxt)
+    loads = 0
+    for i, ln in enumerate(code):
+        if "cp.async.bulk.tensor" not in ln:
+            continue
+        assert ln.endswith(".L2::cache_hint"), f"line {i + 1}: no L2 policy: {ln.strip()}"
+        ops = code[i + 1].strip()
+        tmap = re.search(r"\[(%tm_\w+),", ops).group(1)
+        want = "%pol_b" if tmap in _B_MAPS else "%pol_a16" if tmap == "%tm_a16" else None
+        assert want is not None, f"line {i + 2}: unexpected map {tmap}"
+        assert ops.endswith(f", {want};"), f"line {i + 2}: {tmap} must use {want}: {ops}"
+        loads += 1
+    return loads
+
+
+@pytest.mark.parametrize("path", _POLICY_FILES, ids=lambda p: p.name)
+def test_every_tma_load_carries_its_l2_policy(path):
+    """B and sfb are read once per call (evict_first), A16 by every tile of its m tile (evict_last): every form of
+    every producer copy in the template and in the generated cluster kernels keeps the hint."""
+    assert _check_tma_policies(path.read_text()) >= 4
+
+
+@pytest.mark.parametrize("old,new", [
+    ("[%tm_sfb, {%y, %n0, %batch}], [%bar], %pol_b;", "[%tm_sfb, {%y, %n0, %batch}], [%bar], %pol_a16;"),
+    ("createpolicy.fractional.L2::evict_last.b64 %pol_a16", "createpolicy.fractional.L2::evict_first.b64 %pol_a16")])
+def test_tma_policy_check_catches_a_wrong_policy(old, new):
+    text = KERNEL.read_text()
+    assert text.count(old) == 1
+    with pytest.raises(AssertionError):
+        _check_tma_policies(text.replace(old, new))
+
+
+def test_tma_policy_check_catches_a_missing_hint():
+    text = KERNEL.read_text()
+    old = ("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.L2::cache_hint\n"
+           "        [%slot_addr], [%tm_b, {%x, %n0, %batch}], [%bar], %pol_b;")
+    assert text.count(old) == 1
+    bare = "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes\n        [%slot_addr], [%tm_b, {%x, %n0, %batch}], [%bar];"
+    with pytest.raises(AssertionError, match="no L2 policy"):
+        _check_tma_policies(text.replace(old, bare))
