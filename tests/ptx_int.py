@@ -1,7 +1,7 @@
 """A tiny interpreter for the 32-bit integer bookkeeping lines of our kernels (a test helper).
 
 Tests read a few lines of a kernel's text (a launch index, a ring's stage and parity) and run them here against
-Python's arithmetic.  Supported: ``mov``, ``add``, ``shl``, ``shr``, ``and``, ``or``, ``xor``, ``rem``, ``div`` on
+Python's arithmetic.  Supported: ``mov``, ``add``, ``mul.lo``, ``shl``, ``shr``, ``and``, ``or``, ``xor``, ``rem``, ``div`` on
 .u32/.b32, ``selp.b32``, ``setp.eq.u32``, ``mov.b64 {lo, hi}, x`` (a 64-bit value's halves), each with an optional
 ``@p`` / ``@!p`` guard.  Results wrap to 32 bits as in PTX and every one is checked to fit; any other instruction fails.
 """
@@ -38,6 +38,8 @@ def run(lines: list[str], regs: dict) -> dict:
         name, kind = op.split(".")[0], op.split(".")[-1]
         if op == "setp.eq.u32":
             regs[dst] = val(src[0]) == val(src[1])
+        elif op == "mul.lo.u32":
+            regs[dst] = (val(src[0]) * val(src[1])) & M32
         elif op == "selp.b32":
             regs[dst] = val(src[0]) if regs[src[2]] else val(src[1])
         elif name in _OPS and kind in ("u32", "b32") and len(op.split(".")) == 2:

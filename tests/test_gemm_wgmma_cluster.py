@@ -1282,3 +1282,70 @@ def test_tma_policy_check_catches_a_missing_hint():
     bare = "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes\n        [%slot_addr], [%tm_b, {%x, %n0, %batch}], [%bar];"
     with pytest.raises(AssertionError, match="no L2 policy"):
         _check_tma_policies(text.replace(old, bare))
+
+
+# ------------------------------------------------------------------ the staging tile's stmatrix stores (session 29)
+def _staging_block(text: str) -> str:
+    i = text.index("    // this thread's accumulator e sits at")
+    j = text.rindex("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16")
+    return text[i:text.index("\n", j) + 1]
+
+
+def _replay_staging(block: str, pitch: int, wg: int, wi: int) -> dict:
+    """One warp's staging: run the address lines per lane (ptx_int), follow each accumulator through mul / cvt.rn.f16x2
+    into the stmatrix registers, and apply stmatrix.m8n8.x4.trans (lane 8k + j holds row j's address of matrix k;
+    fragment element (row l/4, column 2(l%4) + h) of lane l goes to memory row column, position row).  Returns
+    {byte offset in the staging tile: (lane, accumulator)}; fails on a byte written twice."""
+    lines = code_lines(block)
+    first_mul = next(i for i, ln in enumerate(lines) if ln.startswith("mul.f32"))
+    addr = [run(lines[:first_mul], {"%lane": lane, "%wg": wg, "%wi": wi, "%sm_c": 0})["%addr"] for lane in range(32)]
+    v, packed, written = {}, {}, {}
+    for ln in lines[first_mul:]:
+        op, rest = ln.split(None, 1)
+        ops = [x.strip() for x in rest.replace("{", "").replace("}", "").split(",")]
+        if op == "mul.f32":
+            v[ops[0]] = int(re.fullmatch(r"%acc(\d+)", ops[1]).group(1))
+        elif op == "cvt.rn.f16x2.f32":
+            packed[ops[0]] = (v[ops[2]], v[ops[1]])  # (low half = the second source, high half = the first)
+        else:
+            assert op == "stmatrix.sync.aligned.m8n8.x4.trans.shared.b16", ln
+            off = eval(re.fullmatch(r"\[%addr\+(.+)\]", ops[0]).group(1))
+            for k, reg in enumerate(ops[1:]):
+                for lane in range(32):
+                    for h in (0, 1):
+                        row, col = lane // 4, 2 * (lane % 4) + h
+                        byte = addr[8 * k + col] + off + 2 * row
+                        assert byte not in written, f"byte {byte} written twice"
+                        written[byte] = (lane, packed[reg][h])
+    return written
+
+
+def test_staging_stores_put_every_accumulator_at_its_m_and_n():
+    """The stmatrix staging, replayed lane by lane for every warp: accumulator e of lane l (fragment row g = l/4,
+    t = l%4) lands at sC[m_l][n_l], m_l = 8*(e/4) + 2t + e%2, n_l = 64wg + 16wi + g + 8*((e/2)%2), each once."""
+    for consumer_wgs in (2, 3):
+        c = CL.kernel_constants(2 if consumer_wgs == 3 else CL.DEFAULT_CLUSTER, consumer_wgs=consumer_wgs)
+        pitch = c["C_PITCH"]
+        block = _staging_block(render(KERNEL.read_text(), "sm_90a", c)).replace("{{C_PITCH}}", str(pitch))
+        for wg in range(consumer_wgs):
+            for wi in range(4):
+                got = _replay_staging(block, pitch, wg, wi)
+                assert len(got) == 32 * 64
+                for byte, (lane, e) in got.items():
+                    g, t = lane // 4, lane % 4
+                    m_l, n_l = 8 * (e // 4) + 2 * t + e % 2, 64 * wg + 16 * wi + g + 8 * ((e // 2) % 2)
+                    assert byte == m_l * pitch + 2 * n_l, (wg, wi, lane, e, byte)
+
+
+@pytest.mark.parametrize("old,new", [("shr.u32 %tmp2, %lane, 4;", "shr.u32 %tmp2, %lane, 3;"),
+                                     ("cvt.rn.f16x2.f32 %x, %v1, %v0;", "cvt.rn.f16x2.f32 %x, %v0, %v1;")])
+def test_staging_replay_catches_a_wrong_row_or_half(old, new):
+    c = CL.kernel_constants()
+    block = _staging_block(render(KERNEL.read_text(), "sm_90a", c))
+    assert old in block
+    block = block.replace(old, new, 1)
+    with pytest.raises(AssertionError):
+        for byte, (lane, e) in _replay_staging(block, c["C_PITCH"], 0, 0).items():
+            g, t = lane // 4, lane % 4
+            m_l, n_l = 8 * (e // 4) + 2 * t + e % 2, g + 8 * ((e // 2) % 2)
+            assert byte == m_l * c["C_PITCH"] + 2 * n_l
