@@ -1320,6 +1320,16 @@ def _replay_staging(block: str, pitch: int, wg: int, wi: int) -> dict:
     return written
 
 
+def _check_staging(block: str, pitch: int, wg: int, wi: int) -> None:
+    """Every accumulator e of every lane of warp (wg, wi) at sC[m_l][n_l], once."""
+    got = _replay_staging(block, pitch, wg, wi)
+    assert len(got) == 32 * 64
+    for byte, (lane, e) in got.items():
+        g, t = lane // 4, lane % 4
+        m_l, n_l = 8 * (e // 4) + 2 * t + e % 2, 64 * wg + 16 * wi + g + 8 * ((e // 2) % 2)
+        assert byte == m_l * pitch + 2 * n_l, (wg, wi, lane, e, byte)
+
+
 def test_staging_stores_put_every_accumulator_at_its_m_and_n():
     """The stmatrix staging, replayed lane by lane for every warp: accumulator e of lane l (fragment row g = l/4,
     t = l%4) lands at sC[m_l][n_l], m_l = 8*(e/4) + 2t + e%2, n_l = 64wg + 16wi + g + 8*((e/2)%2), each once."""
@@ -1329,12 +1339,7 @@ def test_staging_stores_put_every_accumulator_at_its_m_and_n():
         block = _staging_block(render(KERNEL.read_text(), "sm_90a", c)).replace("{{C_PITCH}}", str(pitch))
         for wg in range(consumer_wgs):
             for wi in range(4):
-                got = _replay_staging(block, pitch, wg, wi)
-                assert len(got) == 32 * 64
-                for byte, (lane, e) in got.items():
-                    g, t = lane // 4, lane % 4
-                    m_l, n_l = 8 * (e // 4) + 2 * t + e % 2, 64 * wg + 16 * wi + g + 8 * ((e // 2) % 2)
-                    assert byte == m_l * pitch + 2 * n_l, (wg, wi, lane, e, byte)
+                _check_staging(block, pitch, wg, wi)
 
 
 @pytest.mark.parametrize("old,new", [("shr.u32 %tmp2, %lane, 4;", "shr.u32 %tmp2, %lane, 3;"),
@@ -1345,7 +1350,4 @@ def test_staging_replay_catches_a_wrong_row_or_half(old, new):
     assert old in block
     block = block.replace(old, new, 1)
     with pytest.raises(AssertionError):
-        for byte, (lane, e) in _replay_staging(block, c["C_PITCH"], 0, 0).items():
-            g, t = lane // 4, lane % 4
-            m_l, n_l = 8 * (e // 4) + 2 * t + e % 2, g + 8 * ((e // 2) % 2)
-            assert byte == m_l * c["C_PITCH"] + 2 * n_l
+        _check_staging(block, c["C_PITCH"], 0, 0)

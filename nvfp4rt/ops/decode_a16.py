@@ -123,17 +123,19 @@ def _check_stride(name: str, v, multiple: int = 1) -> int:
 DECODE_CARVEOUT = 100
 
 
-def _beside_gemm(kernel):
+def _load(ordinal: int, normal_operands: bool, grouped: bool):
+    """The decode kernel of one template variant, asking for the GEMM's carveout."""
+    from ..module import load
+
+    kernel = load(ptx_dir() / _KERNEL_FILE, device=driver.Device(ordinal), target="sm_90a",
+                  constants={"NORMAL_OPERANDS": int(normal_operands), "GROUPED": int(grouped)}).kernel(_ENTRY)
     kernel.set_shared_carveout(DECODE_CARVEOUT)
     return kernel
 
 
 @lru_cache(maxsize=None)
 def _kernel(ordinal: int, normal_operands: bool):
-    from ..module import load
-
-    return _beside_gemm(load(ptx_dir() / _KERNEL_FILE, device=driver.Device(ordinal), target="sm_90a",
-                             constants={"NORMAL_OPERANDS": int(normal_operands), "GROUPED": 0}).kernel(_ENTRY))
+    return _load(ordinal, normal_operands, grouped=False)
 
 
 class DecodeA16Plan:
@@ -249,10 +251,7 @@ GROUPED_TABLE_ENTRY = 64
 
 @lru_cache(maxsize=None)
 def _grouped_kernel(ordinal: int):
-    from ..module import load
-
-    return _beside_gemm(load(ptx_dir() / _KERNEL_FILE, device=driver.Device(ordinal), target="sm_90a",
-                             constants={"NORMAL_OPERANDS": 0, "GROUPED": 1}).kernel(_ENTRY))
+    return _load(ordinal, normal_operands=False, grouped=True)
 
 
 class GroupedDecodeA16:
