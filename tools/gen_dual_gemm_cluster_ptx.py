@@ -170,9 +170,11 @@ HEADER = f"""\
 // STREAM-K REDUCTION (deterministic, never silu of a partial)
 //   A tile done by one cluster goes straight to the epilogue.  Otherwise every contributor CTA writes
 //   both warpgroups' fp32 accumulators (h1 and h2 partials, fragment order, 16-byte coalesced) to its
-//   workspace slot 2*(CLUSTER*q + r) + sidx ({SLOT_V4 * 16 // 1024} KB each), fence.acq_rel.gpu, named barrier,
-//   thread 0 bumps counters[CLUSTER*tile + r] (atom.acq_rel.gpu), and the contributor that completes the
-//   count resets it, sums all slots in cluster order (0 + P_lo + ...) and runs the epilogue.
+//   workspace slot 2*(CLUSTER*q + r) + sidx ({SLOT_V4 * 16 // 1024} KB each), named barrier, thread 0 bumps
+//   counters[CLUSTER*tile + r] (atom.acq_rel.gpu), and the contributor that completes the count resets it,
+//   sums all slots in cluster order (0 + P_lo + ...) and runs the epilogue.  Only thread 0 synchronises at gpu
+//   scope; the named barriers order every other thread's partial stores and workspace loads (the GEMM's header,
+//   STREAM-K REDUCTION).
 //   Head check (HEAD_CHECK=1, the GEMM's; see its header): the head, cluster c_lo, whose run ends with the
 //   tile's first units, reads the counter before writing and polls it for at most HEAD_WAIT clocks; once
 //   every other contributor is in it adds +0 to its own accumulators and reduces from c_lo + 1, so its
@@ -388,8 +390,7 @@ def _v4(i: int) -> str:
 #: the stream-K hand-off after a contributor wrote its partial: the tile counter, and only its last
 #: contributor goes on (to the reduction); the grouped generator uses it too
 STREAMK_COUNTER = f"""\
-    fence.acq_rel.gpu;                        // each writer: partials before the counter update
-    bar.sync 1, {CONSUMERS};
+    {'bar.sync 1, ' + str(CONSUMERS) + ';':<42s}// every writer's partial is in program order before thread 0's release
     setp.ne.u32 %p_lead, %ct, 0;
     @%p_lead bra PART_FLAG_DONE;
     ld.param.u64 %pcnt, [p_counters];
@@ -406,7 +407,7 @@ PART_FLAG_DONE:
     ld.shared.u32 %flag, [%sm_flag];
     setp.eq.u32 %p_last, %flag, 0;
     @%p_last bra NEXT_SEG;                    // not the last contributor: done with this tile
-    fence.acq_rel.gpu;
+    // (thread 0's atom.acq_rel, then the named barrier: every thread's workspace loads below see the partials)
     // ---- last contributor: sum every contributor's partial in cluster order (deterministic)"""
 
 
@@ -466,7 +467,7 @@ HEAD_FLAG_DONE:
     ld.shared.u32 %flag, [%sm_flag+4];
     setp.eq.u32 %p_last, %flag, 0;
     @%p_last bra PARTIAL_WRITE;               // someone is still working on the tile: the usual hand-off
-    fence.acq_rel.gpu;
+    // (thread 0's ld.acquire, then the named barrier: every thread's workspace loads below see the others' partials)
     // own partial + 0 (the full reduction's 0 + P_lo, bit for bit), then P_lo+1 .. P_hi from the workspace
 {zero}
     add.u32 %cc, %c_lo, 1;

@@ -171,7 +171,9 @@ HEADER = f"""\
 //   contributor CTA writes the fp32 accumulators of the tile's 32-row blocks (fragment order,
 //   16-byte coalesced) to its workspace slot 2*(CLUSTER*q + r) + sidx ({SLOT_V4 * 16 // 1024} KB each; sidx = 0
 //   when the cluster's run starts inside the tile, starts[q] >= the tile's first unit, else 1),
-//   fence.acq_rel.gpu, named barrier, thread 0 bumps counters[CLUSTER*tile + r] (atom.acq_rel.gpu),
+//   named barrier, thread 0 bumps counters[CLUSTER*tile + r] (atom.acq_rel.gpu; only thread 0 synchronises
+//   at gpu scope, as in the GEMM's header, STREAM-K REDUCTION: without the other threads' own fences case 2 ran
+//   1.5 us faster, docs/device-logs/2026-11-22-session30/10),
 //   and the contributor that completes the count resets it, sums the slots of clusters c_lo..c_hi
 //   (p_tile_ctas[tile]) in order (0 + P_lo + ...) and runs the epilogue.  Head check (HEAD_CHECK=1, as
 //   in the GEMM and the dual): the head c_lo reads the counter before writing and polls it for at most
