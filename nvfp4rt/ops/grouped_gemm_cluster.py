@@ -63,7 +63,10 @@ DECODE_COST = 0.8
 #: the tile's first unit (its head runs the reduction and the store).  Both fitted on competition cases 1
 #: and 2 (docs/grouped_gemm.md, "The schedule's costs on the H100"): (0.8, 4) against the earlier (0.5, 0)
 #: gave 152.2 / 90.4 against 155.6 / 91.2 us on the H100 and 145.8 / 88.5 against 144.7 / 88.7 on the H200.
-EPILOGUE_COST = 4.0
+#: Refitted in session 30, after sessions 26-30 made the units (and the hand-off) cheaper, so that a tile's epilogue
+#: weighs more against them: on case 2 (H100, docs/device-logs/2026-11-22-session30/17-18) EPILOGUE_COST 5-8 ran
+#: 79.1-80.6 us against 80.5-81.7 with 4; 6 is the middle of that range.  Not re-measured on the H200.
+EPILOGUE_COST = 6.0
 
 
 def shared_bytes(num_stages: int, a_bufs: int) -> int:
