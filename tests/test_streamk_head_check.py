@@ -30,6 +30,7 @@ from nvfp4rt.ops import grouped_gemm_cluster as GC
 from nvfp4rt.ptxsource import render
 
 from conftest import requires_gpu
+from ptx_int import code_lines
 
 ROOT = Path(__file__).resolve().parents[1]
 KERNELS = {  # name: (file, kernel_constants, accumulators per consumer thread)
@@ -133,33 +134,28 @@ def test_head_flags_are_checked(name):
             KERNELS[name][1](head_wait=bad)
 
 
-def _code(text: str) -> list:
-    lines = [ln.split("//")[0].strip() for ln in text.splitlines()]
-    return [ln for ln in lines if ln]
-
-
 def _check_gpu_scope_only_in_thread_0(text: str) -> None:
     """The hand-off's memory order (the GEMM header's STREAM-K REDUCTION): every writer's partial stores come
     before a named barrier, thread 0 releases them after it (atom.acq_rel, cumulative); on the reading side
     thread 0's acquire (the atom, or the head's ld.acquire) comes before the named barrier every thread passes
     before its workspace loads.  No other thread fences at gpu scope."""
-    code = _code(text)
+    code = code_lines(text)
     w0, w1 = code.index("PARTIAL_WRITE:"), code.index("PART_FLAG_DONE:")
     part = code[w0:w1]
     last_store = max(i for i, ln in enumerate(part) if ln.startswith("st.global"))
     barrier = next(i for i, ln in enumerate(part) if ln.startswith("bar.sync 1,"))
-    lead = part.index("@%p_lead bra PART_FLAG_DONE;")
+    lead = part.index("@%p_lead bra PART_FLAG_DONE")
     atom = next(i for i, ln in enumerate(part) if ln.startswith("atom.acq_rel.gpu.global.add.u32"))
     assert last_store < barrier < lead < atom, (last_store, barrier, lead, atom)
     assert code[w1 + 1].startswith("bar.sync 1,")               # the flag's barrier, then the readers
     assert not any(ln.startswith("ld.global") for ln in code[w1:w1 + 6])
     h = code.index("HEAD_FLAG_DONE:")
     assert code[h + 1].startswith("bar.sync 1,")
-    assert any(ln.startswith("ld.acquire.gpu.global.u32") for ln in code[code.index("@%p_head bra PARTIAL_WRITE;"):h])
-    head = code[h:code.index("bra.uni RED_LOOP;", h)]
+    assert any(ln.startswith("ld.acquire.gpu.global.u32") for ln in code[code.index("@%p_head bra PARTIAL_WRITE"):h])
+    head = code[h:code.index("bra.uni RED_LOOP", h)]
     assert not any(ln.startswith("ld.global") for ln in head)
     assert code.index("RED_LOOP:") > w1                          # the reduction's loads follow both barriers
-    assert "fence.acq_rel.gpu;" not in code and "fence.sc.gpu;" not in code
+    assert "fence.acq_rel.gpu" not in code and "fence.sc.gpu" not in code
 
 
 @pytest.mark.parametrize("name", sorted(KERNELS))
@@ -170,14 +166,14 @@ def test_only_thread_0_synchronises_the_hand_off_at_gpu_scope(name):
 
 
 @pytest.mark.parametrize("old, new, what", [
-    ("bar.sync 1, 256;\nsetp.ne.u32 %p_lead, %ct, 0;\n@%p_lead bra PART_FLAG_DONE;",
-     "setp.ne.u32 %p_lead, %ct, 0;\n@%p_lead bra PART_FLAG_DONE;\nbar.sync 1, 256;", "barrier after the lead's branch"),
-    ("PART_FLAG_DONE:\nbar.sync 1, 256;", "PART_FLAG_DONE:", "no barrier before the readers"),
-    ("HEAD_FLAG_DONE:\nbar.sync 1, 256;", "HEAD_FLAG_DONE:", "no barrier after the head's acquire"),
-    ("PART_FLAG_DONE:", "fence.acq_rel.gpu;\nPART_FLAG_DONE:", "a thread's own fence"),
+    ("bar.sync 1, 256\nsetp.ne.u32 %p_lead, %ct, 0\n@%p_lead bra PART_FLAG_DONE",
+     "setp.ne.u32 %p_lead, %ct, 0\n@%p_lead bra PART_FLAG_DONE\nbar.sync 1, 256", "barrier after the lead's branch"),
+    ("PART_FLAG_DONE:\nbar.sync 1, 256", "PART_FLAG_DONE:", "no barrier before the readers"),
+    ("HEAD_FLAG_DONE:\nbar.sync 1, 256", "HEAD_FLAG_DONE:", "no barrier after the head's acquire"),
+    ("PART_FLAG_DONE:", "fence.acq_rel.gpu\nPART_FLAG_DONE:", "a thread's own fence"),
 ])
 def test_hand_off_check_catches_a_broken_order(old, new, what):
-    text = "\n".join(_code(_rendered("gemm")))  # comments stripped: one instruction per line
+    text = "\n".join(code_lines(_rendered("gemm")))  # one instruction per line
     assert text.count(old) == 1, what
     with pytest.raises(AssertionError):
         _check_gpu_scope_only_in_thread_0(text.replace(old, new))
