@@ -63,6 +63,9 @@ class DualGemmBench(OpBench):
     def flops(self, shape: dict) -> int:
         return 4 * shape["m"] * shape["n"] * shape["k"]
 
+    def out_bytes(self, shape: dict) -> int:
+        return 2 * shape["m"] * shape["n"]
+
     def make_inputs(self, shape: dict, rng: np.random.Generator) -> _DualState:
         from .array import asarray
         from .data import dual_gemm_data

@@ -61,6 +61,9 @@ class GemmBench(OpBench):
     def flops(self, shape: dict) -> int:
         return 2 * shape["m"] * shape["n"] * shape["k"]
 
+    def out_bytes(self, shape: dict) -> int:
+        return 2 * shape["m"] * shape["n"]
+
     @property
     def variant(self):
         v = os.environ.get("NVFP4RT_GEMM_VARIANT") or None

@@ -72,6 +72,9 @@ class GroupedGemmBench(OpBench):
     def flops(self, shape: dict) -> int:
         return sum(2 * m * n * k for m, n, k in self._shapes(shape))
 
+    def out_bytes(self, shape: dict) -> int:
+        return sum(2 * m * n for m, n, _ in self._shapes(shape))
+
     def make_inputs(self, shape: dict, rng: np.random.Generator) -> _GroupedState:
         from .array import asarray
         from .data import grouped_gemm_data

@@ -1,0 +1,180 @@
+"""The same-size tensor floor (ptx/tensor_floor.ptx, nvfp4rt.ceilings.measure_tensor_floor_time).
+
+CPU: the launch arithmetic (never less work than the op), the kernel's assembly (no spills, no serialised
+wgmmas), the bench records and their markdown columns.  GPU: the kernel stores exactly its share of the
+output, its time grows with the flops, and it stays below the library's own GEMM at the same size.
+"""
+import numpy as np
+import pytest
+
+from conftest import requires_gpu, requires_ptxas
+from nvfp4rt import bench
+from nvfp4rt.ceilings import TENSOR_FLOOR_QUANTUM_FLOPS, tensor_floor_launch
+
+CEIL = {"read_tbps": 3.0, "fp16_tflops": 750.0, "fp16_source": "fake", "measured_at": "2026-11-21T00:00:00Z"}
+DEVICE = {"name": "NVIDIA H100 80GB HBM3", "arch": "sm_90a", "sm_count": 132, "l2_bytes": 52428800,
+          "driver_version": "13.0"}
+
+
+# ----------------------------------------------------------------------------- launch arithmetic
+
+@pytest.mark.parametrize("m, n, k", [(128, 7168, 16384), (128, 4096, 7168), (128, 7168, 2048), (1, 1, 64),
+                                     (40, 7168, 2048), (129, 7, 256)])
+def test_launch_covers_the_flops_and_output_with_less_than_one_quantum_or_chunk_to_spare(m, n, k):
+    flops, out_bytes, grid = 2 * m * n * k, 2 * m * n, 132
+    quanta, out16 = tensor_floor_launch(flops, out_bytes, grid)
+    assert quanta * TENSOR_FLOOR_QUANTUM_FLOPS >= flops > (quanta - 1) * TENSOR_FLOOR_QUANTUM_FLOPS
+    assert out16 * 16 * grid >= out_bytes > (out16 - 1) * 16 * grid
+
+
+def test_competition_gemm_shapes_are_whole_quanta():
+    """m = 128 GEMMs are whole m64n256k16 products: the floor does exactly the op's flops."""
+    assert tensor_floor_launch(2 * 128 * 7168 * 2048, 2 * 128 * 7168, 132) == (7168, 869)
+    assert TENSOR_FLOOR_QUANTUM_FLOPS == 2 * 64 * 256 * 16
+
+
+@pytest.mark.parametrize("kw, match", [
+    (dict(flops=0, out_bytes=16, grid=1), "flops"),
+    (dict(flops=1.5, out_bytes=16, grid=1), "flops"),
+    (dict(flops=True, out_bytes=16, grid=1), "flops"),
+    (dict(flops=1, out_bytes=-1, grid=1), "out_bytes"),
+    (dict(flops=1, out_bytes=0, grid=0), "grid"),
+    (dict(flops=TENSOR_FLOOR_QUANTUM_FLOPS << 32, out_bytes=0, grid=1), "too many"),
+])
+def test_launch_rejects_bad_sizes_by_name(kw, match):
+    with pytest.raises(ValueError, match=match):
+        tensor_floor_launch(**kw)
+
+
+# ----------------------------------------------------------------------------- the kernel, offline
+
+def _assemble(text=None):
+    from nvfp4rt.assemble import assemble
+    from nvfp4rt.ptxsource import ptx_dir
+
+    return assemble(text if text is not None else ptx_dir() / "tensor_floor.ptx", "sm_90a")
+
+
+@requires_ptxas
+def test_kernel_assembles_without_spills_or_serialised_wgmmas():
+    """ptxas must keep the wgmmas asynchronous (a "Potential Performance Loss" note such as C7520 means each
+    wgmma waits for the last, and the floor would no longer be a floor), hold the 128 accumulators in
+    registers, and use enough of them that no SM can take two CTAs."""
+    rep = _assemble()
+    assert "Potential Performance Loss" not in rep.log, rep.log
+    f = rep.entries["tensor_floor"]
+    assert f.spill_stores == 0 and f.spill_loads == 0 and f.local_bytes == 0
+    assert f.registers * 256 * 2 > 65536, "two CTAs could share an SM"
+
+
+@requires_ptxas
+def test_serialising_companion_is_caught():
+    """The check above can fail: a wgmma count that differs between the warpgroups (what the kernel avoids)
+    makes ptxas serialise the wgmmas and say so."""
+    from nvfp4rt.ptxsource import ptx_dir
+
+    text = (ptx_dir() / "tensor_floor.ptx").read_text()
+    line = "    shr.u32             %q_wg, %q_cta, 1;"
+    assert line in text
+    broken = text.replace(line, line + "\n    shr.u32             %zend, %thread, 7;"
+                                       "\n    add.u32             %q_wg, %q_wg, %zend;")
+    assert "Potential Performance Loss" in _assemble(broken).log
+
+
+# ----------------------------------------------------------------------------- bench records
+
+def test_tensor_floor_figures_and_markdown_columns(tmp_path):
+    t = bench.Timing.from_samples([20.0, 19.0, 21.0])
+    rec = bench.shape_result({"m": 128, "n": 7168, "k": 2048}, t, nbytes=10_000_000, flops=2 * 128 * 7168 * 2048,
+                             ceilings=CEIL, api_us_per_call=21.0, peers={}, tensor_floor_us=9.0)
+    assert rec["tensor_floor_us"] == 9.0
+    assert rec["pct_of_tensor_floor"] == pytest.approx(45.0)
+    doc = bench.build_result("gemm", device=DEVICE, ceilings=CEIL, shapes=[rec], iters=100, warmup=10,
+                             l2_clear_bytes=1, date="2026-11-27T10:00:00Z", git={"revision": "c" * 40, "dirty": False},
+                             cuda_bindings_version="13.3.1")
+    bench.write_result(doc, results_dir=tmp_path)
+    md = bench.render_markdown(tmp_path)
+    header = next(ln for ln in md.splitlines() if ln.startswith("| device"))
+    row = next(ln for ln in md.splitlines() if ln.startswith("| NVIDIA"))
+    cells = dict(zip([c.strip() for c in header.strip("|").split("|")], [c.strip() for c in row.strip("|").split("|")]))
+    assert cells["tensor floor µs"] == "9.0" and cells["% of tensor floor"] == "45"
+    # older results (no floor) render without the column
+    assert "tensor_floor_us" not in bench.shape_result({"m": 1}, t, nbytes=1, ceilings=CEIL)
+
+
+@pytest.mark.parametrize("op, shape, out_bytes", [
+    ("gemm", {"m": 128, "n": 7168, "k": 2048}, 2 * 128 * 7168),
+    ("dual_gemm", {"m": 256, "n": 3072, "k": 4096}, 2 * 256 * 3072),
+    ("grouped_gemm", {"case": 3}, 2 * (192 + 320) * 3072),
+])
+def test_compute_bound_adapters_count_their_output_bytes(op, shape, out_bytes):
+    bench._load_builtin_ops()
+    assert bench.get_op(op)().out_bytes(shape) == out_bytes
+
+
+# ----------------------------------------------------------------------------- on the GPU
+
+def _hopper():
+    from nvfp4rt import driver
+
+    dev = driver.device()
+    if dev.arch != "sm_90a":
+        pytest.skip(f"the tensor floor kernel needs sm_90a, this device is {dev.arch}")
+    return dev
+
+
+@pytest.mark.gpu
+@requires_gpu
+@pytest.mark.parametrize("quanta", [0, 1, 131, 133, 1001])
+def test_kernel_stores_exactly_its_share_of_the_output(quanta):
+    """out16 chunks per CTA come back as zeros (fp16 of the zero products); the poison past them stays."""
+    from nvfp4rt import driver
+    from nvfp4rt.ceilings import TENSOR_FLOOR_SMEM_BYTES, TENSOR_FLOOR_TOUCH_STRIDE
+    from nvfp4rt.module import load
+    from nvfp4rt.ptxsource import ptx_dir
+
+    dev = _hopper()
+    grid = dev.properties.sm_count
+    out16 = 3
+    k = load(ptx_dir() / "tensor_floor.ptx", device=dev).kernel("tensor_floor")
+    touch = driver.call("cuMemAlloc", grid * TENSOR_FLOOR_TOUCH_STRIDE)
+    nbytes = grid * out16 * 16 + 4096
+    out = driver.call("cuMemAlloc", nbytes)
+    try:
+        driver.call("cuMemsetD8", out, 0xFF, nbytes)
+        k(int(touch), int(out), quanta, out16, TENSOR_FLOOR_TOUCH_STRIDE, grid=(grid, 1, 1), block=(256, 1, 1),
+          shared_mem=TENSOR_FLOOR_SMEM_BYTES, stream=None)
+        driver.call("cuCtxSynchronize")
+        got = np.zeros(nbytes, np.uint8)
+        driver.call("cuMemcpyDtoH", got, out, nbytes)
+    finally:
+        driver.call("cuMemFree", touch)
+        driver.call("cuMemFree", out)
+    assert not got[:grid * out16 * 16].any()
+    assert (got[grid * out16 * 16:] == 0xFF).all()
+
+
+@pytest.mark.gpu
+@requires_gpu
+def test_floor_time_grows_with_the_flops():
+    """Eight times the tensor work takes longer, by at least half the ideal difference at 1000 TFLOP/s."""
+    from nvfp4rt.ceilings import measure_tensor_floor_time
+
+    _hopper()
+    small = 2 * 128 * 7168 * 2048
+    t1 = measure_tensor_floor_time(small, 2 * 128 * 7168, iters=20, warmup=2).median_us
+    t8 = measure_tensor_floor_time(8 * small, 2 * 128 * 7168, iters=20, warmup=2).median_us
+    assert t8 - t1 > 0.5 * 7 * small / 1000e12 * 1e6
+
+
+@pytest.mark.gpu
+@requires_gpu
+def test_floor_is_below_the_librarys_gemm_and_lands_in_the_bench_record():
+    """A lower bound must sit below a real kernel at the same size (the bench records both)."""
+    _hopper()
+    res = bench.run_bench("gemm", ["128,7168,2048"], iters=20, warmup=2, with_peers=False, reuse_ceilings=True,
+                          seed=0, log=lambda m: None)
+    rec = res["shapes"][0]
+    assert rec["check"] == "ok"
+    assert 0 < rec["tensor_floor_us"] < rec["median_us"]
+    assert 0 < rec["pct_of_tensor_floor"] < 100
