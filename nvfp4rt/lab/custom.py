@@ -12,8 +12,10 @@ The spec is a plain module (no nvfp4rt imports needed) defining::
 and optionally ``ENTRY`` (the default entry name), ``BASELINE`` (a .ptx path,
 relative to the spec, with the same ABI: the kernel to time against),
 ``TOLERANCE = (atol, rtol)`` (default the competition's 1e-3, 1e-3),
-``bytes_moved(shape)`` and ``flops(shape)`` (enable the floor column) and
-``COMPUTE_BOUND = True`` (the floor also counts the fp16 tensor rate).
+``bytes_moved(shape)`` and ``flops(shape)`` (enable the floor column),
+``COMPUTE_BOUND = True`` (the floor also counts the fp16 tensor rate and, on Hopper,
+the measured same-size tensor floor) and ``out_bytes(shape)`` (the output bytes that
+floor kernel stores; 0 when absent).
 
 ``shape`` is a dict keyed by ``SHAPE_KEYS``; in ``launch``, ``args`` maps every
 input and output name to its device array (scalars stay scalars), and the
@@ -126,6 +128,10 @@ class CustomLab(LabOp):
 
     def flops(self, shape):
         f = getattr(self.spec, "flops", None)
+        return int(f(dict(shape))) if callable(f) else None
+
+    def out_bytes(self, shape):
+        f = getattr(self.spec, "out_bytes", None)
         return int(f(dict(shape))) if callable(f) else None
 
     def prepare(self, shape, rng):

@@ -125,6 +125,9 @@ class DualGemmLab(GemmLab):
     def flops(self, shape: dict) -> int:
         return 4 * shape["m"] * shape["n"] * shape["k"] * shape["l"]
 
+    def out_bytes(self, shape: dict) -> int:
+        return 2 * shape["m"] * shape["n"] * shape["l"]
+
     def make_data(self, shape: dict, rng, distribution: str):
         from ..data import dual_gemm_data
         from ..reference import dual_gemm_silu_ref

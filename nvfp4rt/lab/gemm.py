@@ -142,6 +142,9 @@ class GemmLab(LabOp):
     def flops(self, shape: dict) -> int:
         return 2 * shape["m"] * shape["n"] * shape["k"] * shape["l"]
 
+    def out_bytes(self, shape: dict) -> int:
+        return 2 * shape["m"] * shape["n"] * shape["l"]
+
     def _distributions(self) -> tuple[str, ...]:
         d = self.options.data
         return ("competition", "wide") if d == "both" else (d,)
