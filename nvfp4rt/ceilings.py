@@ -8,7 +8,11 @@
   or cupy if torch is absent; TFLOP/s = 2*8192^3 / median time.  ``None``
   when neither is importable (nvfp4rt itself depends on neither).
 
-Both are timed like everything else (:func:`nvfp4rt.bench.measure`: warm-up,
+Beside them, per shape: :func:`measure_read_time` (a plain read of an op's bytes) and
+:func:`measure_tensor_floor_time` (an op's flops through the fp16 tensor pipe, ``ptx/tensor_floor.ptx``),
+timed exactly like the op: the same-size floors the bench reports next to each shape.
+
+Both ceilings are timed like everything else (:func:`nvfp4rt.bench.measure`: warm-up,
 L2 cleared before each call, median of per-call events).  Measured values are
 cached as JSON per device name + driver version, so ``nvfp4rt info`` can show
 them without re-measuring; ``nvfp4rt bench`` re-measures unless asked to reuse.
