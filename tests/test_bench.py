@@ -423,14 +423,21 @@ def test_run_bench_gemv_small_shape_end_to_end(tmp_path):
     assert math.isfinite(json.loads(path.read_text())["shapes"][0]["gbps"])
 
 
-def test_same_size_read_floor_figures_and_markdown_columns(tmp_path):
-    """A memory-bound op carries the same-run time of a plain read of its bytes; % is floor / ours."""
+@pytest.mark.parametrize("op, kw, key, columns", [
+    # a memory-bound op: a plain read of its bytes; 130%: faster than reading them
+    ("gemv", dict(read_floor_us=39.0), "read_floor", ("same-size read µs", "39.0", "% of same-size read", "130")),
+    # a compute-bound op: its flops through the fp16 tensor pipe (ptx/tensor_floor.ptx); a lower bound
+    ("gemm", dict(tensor_floor_us=9.0, flops=2 * 128 * 7168 * 2048), "tensor_floor",
+     ("tensor floor µs", "9.0", "% of tensor floor", "30")),
+])
+def test_same_size_floor_figures_and_markdown_columns(tmp_path, op, kw, key, columns):
+    """A shape carries the same-run time of its floor; % is floor / ours, and BENCHMARKS.md shows both."""
     t = bench.Timing.from_samples([30.0, 29.0, 31.0])
     rec = bench.shape_result({"m": 7168, "k": 16384, "l": 1}, t, nbytes=66_000_000, ceilings=CEIL,
-                             api_us_per_call=33.0, peers={}, read_floor_us=39.0)
-    assert rec["read_floor_us"] == 39.0
-    assert rec["pct_of_read_floor"] == pytest.approx(130.0)  # faster than reading the same bytes
-    doc = bench.build_result("gemv", device=DEVICE, ceilings=CEIL, shapes=[rec], iters=100, warmup=10,
+                             api_us_per_call=33.0, peers={}, **kw)
+    assert rec[f"{key}_us"] == kw[f"{key}_us"]
+    assert rec[f"pct_of_{key}"] == pytest.approx(100.0 * kw[f"{key}_us"] / 30.0)
+    doc = bench.build_result(op, device=DEVICE, ceilings=CEIL, shapes=[rec], iters=100, warmup=10,
                              l2_clear_bytes=1, date="2026-11-21T10:00:00Z", git={"revision": "b" * 40, "dirty": False},
                              cuda_bindings_version="13.3.1")
     bench.write_result(doc, results_dir=tmp_path)
@@ -438,9 +445,9 @@ def test_same_size_read_floor_figures_and_markdown_columns(tmp_path):
     header = next(ln for ln in md.splitlines() if ln.startswith("| device"))
     row = next(ln for ln in md.splitlines() if ln.startswith("| NVIDIA"))
     cells = dict(zip([c.strip() for c in header.strip("|").split("|")], [c.strip() for c in row.strip("|").split("|")]))
-    assert cells["same-size read µs"] == "39.0" and cells["% of same-size read"] == "130"
+    assert cells[columns[0]] == columns[1] and cells[columns[2]] == columns[3]
     # results written before the column existed still render (no floor: no column)
-    assert "read_floor_us" not in bench.shape_result({"m": 1}, t, nbytes=1, ceilings=CEIL)
+    assert f"{key}_us" not in bench.shape_result({"m": 1}, t, nbytes=1, ceilings=CEIL)
 
 
 def test_l2_clear_is_followed_by_a_spin_so_host_time_is_never_timed(monkeypatch):

@@ -1,8 +1,9 @@
 """The same-size tensor floor (ptx/tensor_floor.ptx, nvfp4rt.ceilings.measure_tensor_floor_time).
 
 CPU: the launch arithmetic (never less work than the op), the kernel's assembly (no spills, no serialised
-wgmmas), the bench records and their markdown columns.  GPU: the kernel stores exactly its share of the
-output, its time grows with the flops, and it stays below the library's own GEMM at the same size.
+wgmmas), the adapters' output bytes (the bench record and its columns are in tests/test_bench.py).
+GPU: the kernel stores exactly its share of the output, its time grows with the flops, and it stays below
+the library's own GEMM at the same size.
 """
 import numpy as np
 import pytest
@@ -11,9 +12,6 @@ from conftest import requires_gpu, requires_ptxas
 from nvfp4rt import bench
 from nvfp4rt.ceilings import TENSOR_FLOOR_QUANTUM_FLOPS, tensor_floor_launch
 
-CEIL = {"read_tbps": 3.0, "fp16_tflops": 750.0, "fp16_source": "fake", "measured_at": "2026-11-21T00:00:00Z"}
-DEVICE = {"name": "NVIDIA H100 80GB HBM3", "arch": "sm_90a", "sm_count": 132, "l2_bytes": 52428800,
-          "driver_version": "13.0"}
 
 
 # ----------------------------------------------------------------------------- launch arithmetic
@@ -82,25 +80,6 @@ def test_serialising_companion_is_caught():
 
 
 # ----------------------------------------------------------------------------- bench records
-
-def test_tensor_floor_figures_and_markdown_columns(tmp_path):
-    t = bench.Timing.from_samples([20.0, 19.0, 21.0])
-    rec = bench.shape_result({"m": 128, "n": 7168, "k": 2048}, t, nbytes=10_000_000, flops=2 * 128 * 7168 * 2048,
-                             ceilings=CEIL, api_us_per_call=21.0, peers={}, tensor_floor_us=9.0)
-    assert rec["tensor_floor_us"] == 9.0
-    assert rec["pct_of_tensor_floor"] == pytest.approx(45.0)
-    doc = bench.build_result("gemm", device=DEVICE, ceilings=CEIL, shapes=[rec], iters=100, warmup=10,
-                             l2_clear_bytes=1, date="2026-11-27T10:00:00Z", git={"revision": "c" * 40, "dirty": False},
-                             cuda_bindings_version="13.3.1")
-    bench.write_result(doc, results_dir=tmp_path)
-    md = bench.render_markdown(tmp_path)
-    header = next(ln for ln in md.splitlines() if ln.startswith("| device"))
-    row = next(ln for ln in md.splitlines() if ln.startswith("| NVIDIA"))
-    cells = dict(zip([c.strip() for c in header.strip("|").split("|")], [c.strip() for c in row.strip("|").split("|")]))
-    assert cells["tensor floor µs"] == "9.0" and cells["% of tensor floor"] == "45"
-    # older results (no floor) render without the column
-    assert "tensor_floor_us" not in bench.shape_result({"m": 1}, t, nbytes=1, ceilings=CEIL)
-
 
 @pytest.mark.parametrize("op, shape, out_bytes", [
     ("gemm", {"m": 128, "n": 7168, "k": 2048}, 2 * 128 * 7168),
