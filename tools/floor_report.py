@@ -6,7 +6,8 @@ Usage: tools/floor_report.py [OP ...]   (gemm, dual_gemm, grouped_gemm; default 
 Per shape, each timed like the bench times the op (L2 cleared before every call, p10 / median of CUDA-event
 times, iters 100):
   launch    an empty launch (``bench_spin`` for 0 ns): the timing's own floor
-  touch     ``tensor_floor`` with no products and no output: launch, then one global read per SM after the clear
+  touch     ``tensor_floor`` at one quantum (one m64n256k16 on one SM) and no output: the launch, one global
+            read per SM after the clear, and almost no products
   floor     ``tensor_floor`` at the op's flops and output bytes: the same-size tensor floor of the bench
 and the floor's TFLOP/s.  Needs a Hopper GPU.
 """
