@@ -8,3 +8,5 @@ for tool in memcheck racecheck; do
 done
 timeout 200 python3 tools/floor_report.py > $OUT/20-floor-report.log 2>&1; echo "rc $?" >> $OUT/20-floor-report.log
 cat $OUT/17-device.log; tail -n 3 $OUT/18-pytest.log; tail -n 3 $OUT/19-*.log; cat $OUT/20-floor-report.log
+timeout 200 python3 docs/device-logs/2026-11-27-session31/scripts/call_parts.py > $OUT/21-call-parts.log 2>&1; echo "rc $?" >> $OUT/21-call-parts.log
+cat $OUT/21-call-parts.log
