@@ -30,6 +30,7 @@ __all__ = [
     "measure_tensor_ceiling",
     "measure_tensor_floor_time",
     "tensor_floor_launch",
+    "tensor_floor_kernel",
     "measure_ceilings",
     "get_ceilings",
     "cached_ceilings",
@@ -132,27 +133,34 @@ def measure_read_time(nbytes: int, device=None, stream=None, *, iters: int = 20,
 
 #: flops of one ``tensor_floor`` quantum: a wgmma.m64n256k16 (2 * 64 * 256 * 16).
 TENSOR_FLOOR_QUANTUM_FLOPS = 2 * 64 * 256 * 16
-#: Dynamic shared memory of ``tensor_floor``: alignment slack, the A and B operand tiles, the parked first bytes.
-TENSOR_FLOOR_SMEM_BYTES = 1024 + 2048 + 8192 + 16
+#: Dynamic shared memory of ``tensor_floor``: alignment slack, the operand tiles, the parked first bytes and the
+#: stream's mbarriers (padded to 1 KB), then the stream's ring of four 16 KB buffers.
+TENSOR_FLOOR_SMEM_BYTES = 1024 + 11264 + 4 * 16384
 #: Bytes between two CTAs' first reads (each its own page of the touch buffer).
 TENSOR_FLOOR_TOUCH_STRIDE = 4096
 
 
-def tensor_floor_launch(flops: int, out_bytes: int, grid: int) -> tuple[int, int]:
-    """``(quanta, out16)`` for ``ptx/tensor_floor.ptx``: wgmma quanta covering ``flops`` and 16-byte stores per CTA
-    covering ``out_bytes`` over ``grid`` CTAs (both rounded up, so the kernel never does less than the op)."""
-    for name, v, lo in (("flops", flops, 1), ("out_bytes", out_bytes, 0), ("grid", grid, 1)):
+def tensor_floor_launch(flops: int, out_bytes: int, grid: int, in_bytes: int = 0) -> tuple[int, int, int]:
+    """``(quanta, out16, src16)`` for ``ptx/tensor_floor.ptx``: wgmma quanta covering ``flops``, 16-byte stores per
+    CTA covering ``out_bytes`` and 16-byte units streamed per CTA covering ``in_bytes``, over ``grid`` CTAs (all
+    rounded up, so the kernel never does less than the op)."""
+    for name, v, lo in (("flops", flops, 1), ("out_bytes", out_bytes, 0), ("grid", grid, 1),
+                        ("in_bytes", in_bytes, 0)):
         if not isinstance(v, int) or isinstance(v, bool) or v < lo:
             raise ValueError(f"{name} must be an int >= {lo}, got {v!r}")
     quanta = -(-flops // TENSOR_FLOOR_QUANTUM_FLOPS)
     if quanta >= 1 << 32:
         raise ValueError(f"flops={flops} is too many for one tensor_floor launch (at most {(1 << 32) - 1} quanta "
                          f"of {TENSOR_FLOOR_QUANTUM_FLOPS} flops)")
-    return quanta, -(-out_bytes // (16 * grid))
+    src16 = -(-in_bytes // (16 * grid))
+    if src16 >= 1 << 28:
+        raise ValueError(f"in_bytes={in_bytes} is too many for one tensor_floor launch (at most {(1 << 28) - 1} "
+                         "16-byte units per CTA)")
+    return quanta, -(-out_bytes // (16 * grid)), src16
 
 
-def measure_tensor_floor_time(flops: int, out_bytes: int, device=None, stream=None, *, iters: int = 20,
-                              warmup: int = 3):
+def measure_tensor_floor_time(flops: int, out_bytes: int, device=None, stream=None, *, in_bytes: int = 0,
+                              iters: int = 20, warmup: int = 3):
     """:class:`~nvfp4rt.bench.Timing` of ``ptx/tensor_floor.ptx`` doing ``flops`` of fp16 wgmma and storing
     ``out_bytes``, one CTA per SM, timed like the ops (L2 cleared before each call): the *same-size tensor floor*.
 
@@ -162,33 +170,45 @@ def measure_tensor_floor_time(flops: int, out_bytes: int, device=None, stream=No
     before its first bytes arrive) and before storing the output bytes: no operand traffic, decode, scales,
     pipeline, reduction or second launch.  Its time is a lower bound for the op at that size, beside which
     the large-GEMM ceiling of :func:`measure_tensor_ceiling` is optimistic for a few microseconds of work.
-    Raises NotImplementedError off Hopper (wgmma is sm_90a only).
+    ``in_bytes`` > 0 also streams that many bytes from global memory into shared memory (bulk copies, each CTA
+    its share) beside the products, which never wait for them: the floor of an op that must also read its
+    inputs once, perfectly overlapped.  Raises NotImplementedError off Hopper (wgmma is sm_90a only).
     """
     from . import driver
     from .bench import DriverTimer, measure
-    from .module import load
-    from .ptxsource import ptx_dir
 
     timer = DriverTimer(device, stream)
     dev = timer.device
     if dev.arch != "sm_90a":
         raise NotImplementedError(f"the tensor floor kernel needs wgmma (sm_90a); this device is {dev.arch}")
     grid = dev.properties.sm_count
-    quanta, out16 = tensor_floor_launch(flops, out_bytes, grid)
-    kernel = load(ptx_dir() / "tensor_floor.ptx", device=dev).kernel("tensor_floor")
+    quanta, out16, src16 = tensor_floor_launch(flops, out_bytes, grid, in_bytes)
+    kernel = tensor_floor_kernel(dev)
     touch = int(driver.call("cuMemAlloc", grid * TENSOR_FLOOR_TOUCH_STRIDE))
     out = int(driver.call("cuMemAlloc", max(16, grid * out16 * 16)))
+    src = int(driver.call("cuMemAlloc", max(16, grid * src16 * 16)))
     try:
         driver.call("cuMemsetD32", touch, 0x3C003C00, grid * TENSOR_FLOOR_TOUCH_STRIDE // 4)
+        driver.call("cuMemsetD32", src, 0x3C003C00, max(16, grid * src16 * 16) // 4)
 
         def launch():
-            kernel(touch, out, quanta, out16, TENSOR_FLOOR_TOUCH_STRIDE, grid=(grid, 1, 1), block=(256, 1, 1),
-                   shared_mem=TENSOR_FLOOR_SMEM_BYTES, stream=timer.stream)
+            kernel(touch, out, src, quanta, out16, src16, TENSOR_FLOOR_TOUCH_STRIDE, grid=(grid, 1, 1),
+                   block=(256, 1, 1), shared_mem=TENSOR_FLOOR_SMEM_BYTES, stream=timer.stream)
 
         return measure(launch, timer, iters=iters, warmup=warmup)
     finally:
-        driver.call("cuMemFree", touch)
-        driver.call("cuMemFree", out)
+        for ptr in (touch, out, src):
+            driver.call("cuMemFree", ptr)
+
+
+def tensor_floor_kernel(device):
+    """``tensor_floor`` of ``ptx/tensor_floor.ptx`` on ``device``, its dynamic shared memory limit raised."""
+    from .module import load
+    from .ptxsource import ptx_dir
+
+    kernel = load(ptx_dir() / "tensor_floor.ptx", device=device).kernel("tensor_floor")
+    kernel.set_max_dynamic_shared(TENSOR_FLOOR_SMEM_BYTES)
+    return kernel
 
 
 def measure_read_bandwidth(device=None, stream=None, *, nbytes: int = READ_BUFFER_BYTES, iters: int = 20,

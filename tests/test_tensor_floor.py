@@ -2,8 +2,8 @@
 
 CPU: the launch arithmetic (never less work than the op), the kernel's assembly (no spills, no serialised
 wgmmas), the adapters' output bytes (the bench record and its columns are in tests/test_bench.py).
-GPU: the kernel stores exactly its share of the output, its time grows with the flops, and it stays below
-the library's own GEMM at the same size.
+GPU: the kernel stores exactly its share of the output, streams its input share when asked (and takes the
+time that needs), its time grows with the flops, and it stays below the library's own GEMM at the same size.
 """
 import numpy as np
 import pytest
@@ -19,15 +19,17 @@ from nvfp4rt.ceilings import TENSOR_FLOOR_QUANTUM_FLOPS, tensor_floor_launch
 @pytest.mark.parametrize("m, n, k", [(128, 7168, 16384), (128, 4096, 7168), (128, 7168, 2048), (1, 1, 64),
                                      (40, 7168, 2048), (129, 7, 256)])
 def test_launch_covers_the_flops_and_output_with_less_than_one_quantum_or_chunk_to_spare(m, n, k):
-    flops, out_bytes, grid = 2 * m * n * k, 2 * m * n, 132
-    quanta, out16 = tensor_floor_launch(flops, out_bytes, grid)
+    flops, out_bytes, in_bytes, grid = 2 * m * n * k, 2 * m * n, (m + n) * (k // 2 + k // 16), 132
+    quanta, out16, src16 = tensor_floor_launch(flops, out_bytes, grid, in_bytes)
     assert quanta * TENSOR_FLOOR_QUANTUM_FLOPS >= flops > (quanta - 1) * TENSOR_FLOOR_QUANTUM_FLOPS
     assert out16 * 16 * grid >= out_bytes > (out16 - 1) * 16 * grid
+    assert src16 * 16 * grid >= in_bytes > (src16 - 1) * 16 * grid
+    assert tensor_floor_launch(flops, out_bytes, grid)[2] == 0  # no input bytes: no stream
 
 
 def test_competition_gemm_shapes_are_whole_quanta():
     """m = 128 GEMMs are whole m64n256k16 products: the floor does exactly the op's flops."""
-    assert tensor_floor_launch(2 * 128 * 7168 * 2048, 2 * 128 * 7168, 132) == (7168, 869)
+    assert tensor_floor_launch(2 * 128 * 7168 * 2048, 2 * 128 * 7168, 132) == (7168, 869, 0)
     assert TENSOR_FLOOR_QUANTUM_FLOPS == 2 * 64 * 256 * 16
 
 
@@ -38,6 +40,8 @@ def test_competition_gemm_shapes_are_whole_quanta():
     (dict(flops=1, out_bytes=-1, grid=1), "out_bytes"),
     (dict(flops=1, out_bytes=0, grid=0), "grid"),
     (dict(flops=TENSOR_FLOOR_QUANTUM_FLOPS << 32, out_bytes=0, grid=1), "too many"),
+    (dict(flops=1, out_bytes=0, grid=1, in_bytes=-16), "in_bytes"),
+    (dict(flops=1, out_bytes=0, grid=1, in_bytes=16 << 28), "too many"),
 ])
 def test_launch_rejects_bad_sizes_by_name(kw, match):
     with pytest.raises(ValueError, match=match):
@@ -104,33 +108,52 @@ def _hopper():
 
 @pytest.mark.gpu
 @requires_gpu
-@pytest.mark.parametrize("quanta", [0, 1, 131, 133, 1001])
-def test_kernel_stores_exactly_its_share_of_the_output(quanta):
-    """out16 chunks per CTA come back as zeros (fp16 of the zero products); the poison past them stays."""
+@pytest.mark.parametrize("quanta, src16", [(0, 0), (1, 0), (131, 0), (133, 1), (3, 4096), (0, 5000), (1001, 80000)])
+def test_kernel_stores_exactly_its_share_of_the_output(quanta, src16):
+    """out16 chunks per CTA come back as zeros (fp16 of the zero products); the poison past them stays; the
+    stream (1 to 79 chunks per CTA, across the ring's four buffers) leaves its source as it was."""
     from nvfp4rt import driver
-    from nvfp4rt.ceilings import TENSOR_FLOOR_SMEM_BYTES, TENSOR_FLOOR_TOUCH_STRIDE
-    from nvfp4rt.module import load
-    from nvfp4rt.ptxsource import ptx_dir
+    from nvfp4rt.ceilings import TENSOR_FLOOR_SMEM_BYTES, TENSOR_FLOOR_TOUCH_STRIDE, tensor_floor_kernel
 
     dev = _hopper()
     grid = dev.properties.sm_count
     out16 = 3
-    k = load(ptx_dir() / "tensor_floor.ptx", device=dev).kernel("tensor_floor")
+    k = tensor_floor_kernel(dev)
     touch = driver.call("cuMemAlloc", grid * TENSOR_FLOOR_TOUCH_STRIDE)
     nbytes = grid * out16 * 16 + 4096
     out = driver.call("cuMemAlloc", nbytes)
+    src_bytes = max(16, grid * src16 * 16)
+    src = driver.call("cuMemAlloc", src_bytes)
     try:
         driver.call("cuMemsetD8", out, 0xFF, nbytes)
-        k(int(touch), int(out), quanta, out16, TENSOR_FLOOR_TOUCH_STRIDE, grid=(grid, 1, 1), block=(256, 1, 1),
-          shared_mem=TENSOR_FLOOR_SMEM_BYTES, stream=None)
+        driver.call("cuMemsetD8", src, 0x5A, src_bytes)
+        k(int(touch), int(out), int(src), quanta, out16, src16, TENSOR_FLOOR_TOUCH_STRIDE, grid=(grid, 1, 1),
+          block=(256, 1, 1), shared_mem=TENSOR_FLOOR_SMEM_BYTES, stream=None)
         driver.call("cuCtxSynchronize")
         got = np.zeros(nbytes, np.uint8)
         driver.call("cuMemcpyDtoH", got, out, nbytes)
+        src_back = np.zeros(src_bytes, np.uint8)
+        driver.call("cuMemcpyDtoH", src_back, src, src_bytes)
     finally:
-        driver.call("cuMemFree", touch)
-        driver.call("cuMemFree", out)
+        for ptr in (touch, out, src):
+            driver.call("cuMemFree", ptr)
     assert not got[:grid * out16 * 16].any()
     assert (got[grid * out16 * 16:] == 0xFF).all()
+    assert (src_back == 0x5A).all()
+
+
+@pytest.mark.gpu
+@requires_gpu
+def test_stream_reads_the_input_bytes():
+    """With the input stream on, 2 GiB cannot take less than at 10 TB/s (200 us, over 3x any HBM3e here); without
+    it, the same launch is a few microseconds.  A stream that skipped its copies would fail the first bound."""
+    from nvfp4rt.ceilings import measure_tensor_floor_time
+
+    _hopper()
+    with_stream = measure_tensor_floor_time(1, 0, in_bytes=2 << 30, iters=5, warmup=1).median_us
+    without = measure_tensor_floor_time(1, 0, iters=5, warmup=1).median_us
+    assert with_stream > (2 << 30) / 10e12 * 1e6
+    assert without < 50
 
 
 @pytest.mark.gpu

@@ -9,6 +9,8 @@ times, iters 100):
   touch     ``tensor_floor`` at one quantum (one m64n256k16 on one SM) and no output: the launch, one global
             read per SM after the clear, and almost no products
   floor     ``tensor_floor`` at the op's flops and output bytes: the same-size tensor floor of the bench
+  +inputs   the same with the op's input bytes (A, B and their scales; not the output) streamed from global
+            memory beside the products: the floor of an op that reads its inputs once, perfectly overlapped
 and the floor's TFLOP/s.  Needs a Hopper GPU.
 """
 import sys
@@ -44,10 +46,13 @@ def main(argv):
         adapter = bench.get_op(op)(dev, timer.stream)
         for shape in adapter.parse_shapes(None):
             flops, out = adapter.flops(shape), adapter.out_bytes(shape)
+            inputs = adapter.bytes(shape) - out
             t = measure_tensor_floor_time(flops, out, dev, timer.stream, iters=100, warmup=10)
+            ti = measure_tensor_floor_time(flops, out, dev, timer.stream, in_bytes=inputs, iters=100, warmup=10)
             print(f"{op:12s} {adapter.shape_label(shape):22s} floor p10 {t.p10_us:6.2f}  median {t.median_us:6.2f} us"
+                  f"  +inputs p10 {ti.p10_us:6.2f}  median {ti.median_us:6.2f} us"
                   f"  ({flops / (t.p10_us * 1e-6) / 1e12:5.0f} TFLOP/s at p10; {flops / 1e9:6.2f} GFLOP, "
-                  f"{out / 1e6:5.2f} MB out)", flush=True)
+                  f"{inputs / 1e6:5.2f} MB in, {out / 1e6:5.2f} MB out)", flush=True)
     return 0
 
 
