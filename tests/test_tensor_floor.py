@@ -50,23 +50,38 @@ def test_launch_rejects_bad_sizes_by_name(kw, match):
 
 # ----------------------------------------------------------------------------- the kernel, offline
 
-def _assemble(text=None):
+def _assemble(text=None, evict_first=0):
     from nvfp4rt.assemble import assemble
     from nvfp4rt.ptxsource import ptx_dir
 
-    return assemble(text if text is not None else ptx_dir() / "tensor_floor.ptx", "sm_90a")
+    if text is not None:
+        return assemble(text, "sm_90a")
+    return assemble(ptx_dir() / "tensor_floor.ptx", "sm_90a", {"EVICT_FIRST": evict_first})
 
 
 @requires_ptxas
-def test_kernel_assembles_without_spills_or_serialised_wgmmas():
+@pytest.mark.parametrize("evict_first", [0, 1])
+def test_kernel_assembles_without_spills_or_serialised_wgmmas(evict_first):
     """ptxas must keep the wgmmas asynchronous (a "Potential Performance Loss" note such as C7520 means each
     wgmma waits for the last, and the floor would no longer be a floor), hold the 128 accumulators in
     registers, and use enough of them that no SM can take two CTAs."""
-    rep = _assemble()
+    rep = _assemble(evict_first=evict_first)
     assert "Potential Performance Loss" not in rep.log, rep.log
     f = rep.entries["tensor_floor"]
     assert f.spill_stores == 0 and f.spill_loads == 0 and f.local_bytes == 0
     assert f.registers * 256 * 2 > 65536, "two CTAs could share an SM"
+
+
+@pytest.mark.parametrize("evict_first, hinted", [(0, 0), (1, 3)])
+def test_evict_first_build_hints_every_stream_copy(evict_first, hinted):
+    """EVICT_FIRST=1 puts the evict-first policy on all three bulk copies of the stream (first chunks, inside the
+    product loop, the rest); the plain build has none."""
+    from nvfp4rt.ptxsource import ptx_dir, render
+
+    text = render((ptx_dir() / "tensor_floor.ptx").read_text(), "sm_90a", {"EVICT_FIRST": evict_first})
+    code = [ln for ln in text.splitlines() if "cp.async.bulk" in ln and not ln.lstrip().startswith("//")]
+    assert len(code) == 3
+    assert sum("L2::cache_hint" in ln and ln.rstrip().endswith("%pol_ef;") for ln in code) == hinted
 
 
 @requires_ptxas
@@ -75,7 +90,9 @@ def test_serialising_companion_is_caught():
     makes ptxas serialise the wgmmas and say so."""
     from nvfp4rt.ptxsource import ptx_dir
 
-    text = (ptx_dir() / "tensor_floor.ptx").read_text()
+    from nvfp4rt.ptxsource import render
+
+    text = render((ptx_dir() / "tensor_floor.ptx").read_text(), "sm_90a", {"EVICT_FIRST": 0})
     line = "    shr.u32             %q_wg, %q_cta, 1;"
     assert line in text
     broken = text.replace(line, line + "\n    shr.u32             %zend, %thread, 7;"
@@ -108,8 +125,9 @@ def _hopper():
 
 @pytest.mark.gpu
 @requires_gpu
-@pytest.mark.parametrize("quanta, src16", [(0, 0), (1, 0), (131, 0), (133, 1), (3, 4096), (0, 5000), (1001, 80000)])
-def test_kernel_stores_exactly_its_share_of_the_output(quanta, src16):
+@pytest.mark.parametrize("quanta, src16, evict_first", [(0, 0, 0), (1, 0, 0), (131, 0, 0), (133, 1, 0), (3, 4096, 1),
+                                                       (0, 5000, 0), (1001, 80000, 0), (1001, 80000, 1)])
+def test_kernel_stores_exactly_its_share_of_the_output(quanta, src16, evict_first):
     """out16 chunks per CTA come back as zeros (fp16 of the zero products); the poison past them stays; the
     stream (1 to 79 chunks per CTA, across the ring's four buffers) leaves its source as it was."""
     from nvfp4rt import driver
@@ -118,7 +136,7 @@ def test_kernel_stores_exactly_its_share_of_the_output(quanta, src16):
     dev = _hopper()
     grid = dev.properties.sm_count
     out16 = 3
-    k = tensor_floor_kernel(dev)
+    k = tensor_floor_kernel(dev, evict_first)
     touch = driver.call("cuMemAlloc", grid * TENSOR_FLOOR_TOUCH_STRIDE)
     nbytes = grid * out16 * 16 + 4096
     out = driver.call("cuMemAlloc", nbytes)
