@@ -11,6 +11,7 @@ times, iters 100):
   floor     ``tensor_floor`` at the op's flops and output bytes: the same-size tensor floor of the bench
   +inputs   the same with the op's input bytes (A, B and their scales; not the output) streamed from global
             memory beside the products: the floor of an op that reads its inputs once, perfectly overlapped
+  read      ``bw_read`` over the input bytes alone (the same-size read floor of the memory-bound ops)
 and the floor's TFLOP/s.  Needs a Hopper GPU.
 """
 import sys
@@ -21,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from nvfp4rt import bench, driver  # noqa: E402
 from nvfp4rt.bench import DriverTimer, measure, spin  # noqa: E402
-from nvfp4rt.ceilings import measure_tensor_floor_time  # noqa: E402
+from nvfp4rt.ceilings import measure_read_time, measure_tensor_floor_time  # noqa: E402
 
 OPS = ("gemm", "dual_gemm", "grouped_gemm")
 
@@ -49,8 +50,9 @@ def main(argv):
             inputs = adapter.bytes(shape) - out
             t = measure_tensor_floor_time(flops, out, dev, timer.stream, iters=100, warmup=10)
             ti = measure_tensor_floor_time(flops, out, dev, timer.stream, in_bytes=inputs, iters=100, warmup=10)
+            tr = measure_read_time(inputs, dev, timer.stream, iters=100, warmup=10)
             print(f"{op:12s} {adapter.shape_label(shape):22s} floor p10 {t.p10_us:6.2f}  median {t.median_us:6.2f} us"
-                  f"  +inputs p10 {ti.p10_us:6.2f}  median {ti.median_us:6.2f} us"
+                  f"  +inputs p10 {ti.p10_us:6.2f}  median {ti.median_us:6.2f} us  read p10 {tr.p10_us:6.2f} us"
                   f"  ({flops / (t.p10_us * 1e-6) / 1e12:5.0f} TFLOP/s at p10; {flops / 1e9:6.2f} GFLOP, "
                   f"{inputs / 1e6:5.2f} MB in, {out / 1e6:5.2f} MB out)", flush=True)
     return 0
