@@ -480,6 +480,10 @@ class OpBench:
         keeps an adapter that does not say a valid (if lower) floor."""
         return 0
 
+    def in_bytes(self, shape: dict) -> int:
+        """Bytes of input the op must read: :meth:`bytes` less :meth:`out_bytes` (the op floor streams as many)."""
+        return max(0, self.bytes(shape) - self.out_bytes(shape))
+
     def peers(self, state) -> dict[str, Peer]:
         return {}
 
@@ -601,7 +605,7 @@ def _ratio(num: float | None, den: float | None) -> float | None:
 def shape_result(shape: dict, timing: Timing, *, nbytes: int, flops: int = 0, ceilings: Mapping | None = None,
                  api_us_per_call: float | None = None, peers: Mapping[str, float | None] | None = None,
                  check: str = "ok", read_floor_us: float | None = None,
-                 tensor_floor_us: float | None = None) -> dict:
+                 tensor_floor_us: float | None = None, op_floor_us: float | None = None) -> dict:
     """The per-shape record of a result file (derived figures computed here, in one place).
 
     ``gbps`` is decimal GB/s of NVFP4 bytes moved (1 GB/s = 1e9 B/s);
@@ -611,6 +615,8 @@ def shape_result(shape: dict, timing: Timing, *, nbytes: int, flops: int = 0, ce
     read_floor / ours (> 100 means faster than a plain read of the same bytes).  ``tensor_floor_us`` is the
     same-run p10 of the tensor floor kernel at the op's flops and output bytes
     (:func:`nvfp4rt.ceilings.measure_tensor_floor_time`); ``pct_of_tensor_floor`` is tensor_floor / ours.
+    ``op_floor_us`` is the same kernel with the op's input bytes streamed beside the products (the floor of
+    an op that reads its inputs once, perfectly overlapped); ``pct_of_op_floor`` is op_floor / ours.
     """
     ceilings = dict(ceilings or {})
     med = timing.median_us
@@ -633,9 +639,10 @@ def shape_result(shape: dict, timing: Timing, *, nbytes: int, flops: int = 0, ce
     if read_floor_us is not None:
         rec["read_floor_us"] = read_floor_us
         rec["pct_of_read_floor"] = _ratio(read_floor_us, med) * 100.0 if med > 0 else None
-    if tensor_floor_us is not None:
-        rec["tensor_floor_us"] = tensor_floor_us
-        rec["pct_of_tensor_floor"] = _ratio(tensor_floor_us, med) * 100.0 if med > 0 else None
+    for key, floor_us in (("tensor_floor", tensor_floor_us), ("op_floor", op_floor_us)):
+        if floor_us is not None:
+            rec[f"{key}_us"] = floor_us
+            rec[f"pct_of_{key}"] = _ratio(floor_us, med) * 100.0 if med > 0 else None
     if flops:
         tflops = flops / (med * 1e-6) / 1e12 if med > 0 else None
         tc = ceilings.get("fp16_tflops")
@@ -747,6 +754,8 @@ MARKDOWN_HEADER = (
     "reading the bytes); \"tensor floor\" (GEMM-family ops, Hopper) is the p10 time of a kernel that only runs the\n"
     "op's flops through the fp16 tensor pipe on all SMs after one global read per SM and then stores the op's\n"
     "output bytes, timed the same way in the same run: a lower bound for the op at that size (ptx/tensor_floor.ptx);\n"
+    "\"op floor\" is the same with the op's input bytes streamed from global memory beside the products, the floor\n"
+    "of a kernel that reads its inputs once and overlaps that perfectly with its products;\n"
     "peer columns give the peer's median and our speedup over it. See docs/bench.md.\n"
 )
 
@@ -778,6 +787,7 @@ def render_markdown(results_dir: str | os.PathLike) -> str:
         has_flops = any("tflops" in rec for d in docs for rec in d["shapes"])
         has_floor = any("read_floor_us" in rec for d in docs for rec in d["shapes"])
         has_tfloor = any("tensor_floor_us" in rec for d in docs for rec in d["shapes"])
+        has_ofloor = any("op_floor_us" in rec for d in docs for rec in d["shapes"])
         head = ["device", "shape", "median µs", "p10–p90 µs", "MB", "TB/s", "% BW", "API µs/call"]
         if has_floor:
             head += ["same-size read µs", "% of same-size read"]
@@ -785,6 +795,8 @@ def render_markdown(results_dir: str | os.PathLike) -> str:
             head += ["TFLOP/s", "% fp16 TC"]
         if has_tfloor:
             head += ["tensor floor µs", "% of tensor floor"]
+        if has_ofloor:
+            head += ["op floor µs", "% of op floor"]
         head += [f"{p} µs (speedup)" for p in peer_names]
         lines.append(f"\n## {op}\n")
         lines.append("| " + " | ".join(head) + " |")
@@ -807,6 +819,8 @@ def render_markdown(results_dir: str | os.PathLike) -> str:
                     row += [_fmt(rec.get("tflops"), ".0f"), _fmt(rec.get("pct_of_tensor_ceiling"), ".0f")]
                 if has_tfloor:
                     row += [_fmt(rec.get("tensor_floor_us")), _fmt(rec.get("pct_of_tensor_floor"), ".0f")]
+                if has_ofloor:
+                    row += [_fmt(rec.get("op_floor_us")), _fmt(rec.get("pct_of_op_floor"), ".0f")]
                 for p in peer_names:
                     t = rec["peers"].get(p)
                     s = rec["speedup"].get(p)
@@ -900,21 +914,26 @@ def run_bench(op: str, shapes: Iterable[str] | None = None, *, iters: int = 100,
             # p10, not the median: at tens of MB the plain read's times spread widely (37-80 us for 33 MB on
             # the H100), and the floor must not flatter us
             floor = measure_read_time(adapter.bytes(shape), dev, timer.stream, iters=iters, warmup=warmup).p10_us
-        tfloor = None
+        tfloor = ofloor = None
         if adapter.compute_bound and props.arch == "sm_90a":
             from .ceilings import measure_tensor_floor_time
 
             # p10 as for the read floor: a lower bound must not flatter us
-            tfloor = measure_tensor_floor_time(adapter.flops(shape), adapter.out_bytes(shape), dev, timer.stream,
-                                               iters=iters, warmup=warmup).p10_us
+            fl, out, inputs = adapter.flops(shape), adapter.out_bytes(shape), adapter.in_bytes(shape)
+            tfloor = measure_tensor_floor_time(fl, out, dev, timer.stream, iters=iters, warmup=warmup).p10_us
+            if inputs:
+                ofloor = measure_tensor_floor_time(fl, out, dev, timer.stream, in_bytes=inputs, iters=iters,
+                                                   warmup=warmup).p10_us
         rec = shape_result(shape, t, nbytes=adapter.bytes(shape), flops=adapter.flops(shape) if adapter.compute_bound else 0,
                            ceilings=ceilings, api_us_per_call=api, peers=peer_times, read_floor_us=floor,
-                           tensor_floor_us=tfloor)
+                           tensor_floor_us=tfloor, op_floor_us=ofloor)
         records.append(rec)
         peers_txt = ", ".join(f"{k} {_fmt(v)} µs" for k, v in peer_times.items())
         floor_txt = "" if floor is None else f", same-size read {floor:.1f} µs ({_fmt(rec['pct_of_read_floor'], '.0f')}%)"
         if tfloor is not None:
             floor_txt += f", tensor floor {tfloor:.1f} µs ({_fmt(rec['pct_of_tensor_floor'], '.0f')}%)"
+        if ofloor is not None:
+            floor_txt += f", op floor {ofloor:.1f} µs ({_fmt(rec['pct_of_op_floor'], '.0f')}%)"
         log(f"[bench]   {label}: {t.median_us:.1f} µs (p10 {t.p10_us:.1f}, p90 {t.p90_us:.1f}), "
             f"{_fmt(rec['pct_of_bw'], '.0f')}% of read BW{floor_txt}, API {api:.1f} µs/call" + (f"; {peers_txt}" if peers_txt else ""))
     device_info = {

@@ -429,6 +429,8 @@ def test_run_bench_gemv_small_shape_end_to_end(tmp_path):
     # a compute-bound op: its flops through the fp16 tensor pipe (ptx/tensor_floor.ptx); a lower bound
     ("gemm", dict(tensor_floor_us=9.0, flops=2 * 128 * 7168 * 2048), "tensor_floor",
      ("tensor floor µs", "9.0", "% of tensor floor", "30")),
+    # ... and the same with its input bytes streamed beside the products
+    ("gemm", dict(op_floor_us=9.6, flops=2 * 128 * 7168 * 2048), "op_floor", ("op floor µs", "9.6", "% of op floor", "32")),
 ])
 def test_same_size_floor_figures_and_markdown_columns(tmp_path, op, kw, key, columns):
     """A shape carries the same-run time of its floor; % is floor / ours, and BENCHMARKS.md shows both."""

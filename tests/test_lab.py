@@ -524,7 +524,7 @@ def test_pipeline_ok_table_and_json(tmp_path, capsys):
 
 @register_op
 class _FakeComputeOp(_FakeOp):
-    """The fake op, compute-bound, with a "measured" tensor floor of 10.5 us per call of tensor_floor."""
+    """The fake op, compute-bound, with a "measured" op floor of 10.5 us per call of op_floor."""
 
     name = "fake_compute_test_op"
     compute_bound = True
@@ -533,13 +533,13 @@ class _FakeComputeOp(_FakeOp):
     def flops(self, shape):
         return 1000 * shape["n"]
 
-    def tensor_floor(self, shape, iters, warmup):
+    def op_floor(self, shape, iters, warmup):
         type(self).floors += 1
         return 10.5
 
 
-def test_compute_bound_floor_takes_the_measured_tensor_floor_once_per_shape(tmp_path):
-    """The floor is the largest lower bound: the measured tensor floor (10.5 us) beats bytes / read ceiling
+def test_compute_bound_floor_takes_the_measured_op_floor_once_per_shape(tmp_path):
+    """The floor is the largest lower bound: the measured op floor (10.5 us) beats bytes / read ceiling
     (0.5 ns); it is measured once per shape and session, and re-measured after a reset."""
     p = tmp_path / "k.ptx"
     shutil.copy(EXAMPLE_PTX, p)
@@ -548,7 +548,7 @@ def test_compute_bound_floor_takes_the_measured_tensor_floor_once_per_shape(tmp_
     res = s.run()
     assert res["ok"], res["error"]
     for rec in res["shapes"]:
-        assert rec["tensor_floor_us"] == 10.5 and rec["floor_us"] == 10.5
+        assert rec["op_floor_us"] == 10.5 and rec["floor_us"] == 10.5
         assert rec["pct_of_floor"] == pytest.approx(100 * 10.5 / 11.0)
     assert _FakeComputeOp.floors == 2
     s.run()
@@ -558,11 +558,11 @@ def test_compute_bound_floor_takes_the_measured_tensor_floor_once_per_shape(tmp_
     assert _FakeComputeOp.floors == 4
 
 
-def test_tensor_floor_is_none_off_hopper_or_for_memory_bound_ops():
+def test_op_floor_is_none_off_hopper_or_for_memory_bound_ops():
     op = _FakeComputeOp(Options(op="fake_compute_test_op", file=EXAMPLE_PTX))
-    assert LabOp.tensor_floor(_FakeOp(Options(op="fake_test_op", file=EXAMPLE_PTX)), {"n": 8}, 1, 0) is None
+    assert LabOp.op_floor(_FakeOp(Options(op="fake_test_op", file=EXAMPLE_PTX)), {"n": 8}, 1, 0) is None
     op.device_arch = lambda: "sm_80"
-    assert LabOp.tensor_floor(op, {"n": 8}, 1, 0) is None
+    assert LabOp.op_floor(op, {"n": 8}, 1, 0) is None
 
 
 def test_pipeline_wrong_result_exits_1_and_is_not_timed(tmp_path, capsys):

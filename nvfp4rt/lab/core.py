@@ -120,7 +120,7 @@ class LabOp:
     provide unless ``--entry`` says otherwise; None: a file's only entry);
     ``shape_keys`` and ``presets`` (``"default"`` = the benchmark shapes);
     ``compute_bound`` (the floor counts the fp16 tensor rate, not only bytes; on Hopper also the measured
-    same-size tensor floor, :func:`nvfp4rt.ceilings.measure_tensor_floor_time`).
+    op floor, :func:`nvfp4rt.ceilings.measure_tensor_floor_time` with the op's input bytes streamed).
 
     The device-side methods here (:meth:`gpu_reason`, :meth:`open`,
     :meth:`load`, :meth:`time`, :meth:`ceilings`) are shared by every op.
@@ -216,14 +216,18 @@ class LabOp:
 
         return measure(fn, self.timer, iters=iters, warmup=warmup)
 
-    def tensor_floor(self, shape: dict, iters: int, warmup: int) -> float | None:
-        """p10 µs of the same-size tensor floor (compute-bound ops on sm_90a with known flops), else None."""
+    def op_floor(self, shape: dict, iters: int, warmup: int) -> float | None:
+        """p10 µs of the measured op floor (compute-bound ops on sm_90a with known flops), else None: the op's flops
+        through the fp16 tensor pipe, its input bytes (:meth:`bytes` less :meth:`out_bytes`) streamed beside them
+        and its output bytes stored, timed like the kernel."""
         flops = self.flops(shape)
         if not self.compute_bound or not flops or self.device_arch() != "sm_90a":
             return None
         from ..ceilings import measure_tensor_floor_time
 
-        return measure_tensor_floor_time(flops, self.out_bytes(shape) or 0, self.device, self.timer.stream,
+        out = self.out_bytes(shape) or 0
+        inputs = max(0, (self.bytes(shape) or 0) - out)
+        return measure_tensor_floor_time(flops, out, self.device, self.timer.stream, in_bytes=inputs,
                                          iters=iters, warmup=warmup).p10_us
 
     def ceilings(self, log) -> dict | None:
@@ -402,7 +406,7 @@ class Session:
         self.ceilings = None
         self.states: dict[int, object] = {}
         self.baselines: dict[tuple, object] = {}
-        self.tensor_floors: dict[int, float | None] = {}
+        self.op_floors: dict[int, float | None] = {}
         self.setup_seconds = 0.0
         self.runs = 0
         self._kernel = None  # keeps the current module loaded
@@ -414,7 +418,7 @@ class Session:
             self.op.release(st)
         self.states.clear()
         self.baselines.clear()
-        self.tensor_floors.clear()
+        self.op_floors.clear()
         self.setup_seconds = 0.0
 
     def close(self) -> None:
@@ -546,10 +550,10 @@ class Session:
                 t = time.perf_counter()
                 tm = self.op.time(bound.run, o.iters, o.warmup)
                 base = self._baseline(i, state)
-                if i not in self.tensor_floors:
-                    self.tensor_floors[i] = self.op.tensor_floor(shape, o.iters, o.warmup)
+                if i not in self.op_floors:
+                    self.op_floors[i] = self.op.op_floor(shape, o.iters, o.warmup)
                 t_time += time.perf_counter() - t
-                self._timing_fields(rec, shape, tm, base, self.tensor_floors[i])
+                self._timing_fields(rec, shape, tm, base, self.op_floors[i])
             phases["check"] = t_check
             phases["time"] = t_time
             if not all_ok:
@@ -610,13 +614,13 @@ class Session:
                       "max_abs_err": worst_abs, "max_rel_err": worst_rel, "detail": detail,
                       "data": [lbl for lbl, _ in checks]},
             "median_us": None, "p10_us": None, "p90_us": None, "builtin_us": None, "speedup_vs_builtin": None,
-            "floor_us": None, "pct_of_floor": None, "tensor_floor_us": None,
+            "floor_us": None, "pct_of_floor": None, "op_floor_us": None,
             "bytes": self.op.bytes(shape), "flops": self.op.flops(shape),
         }
 
-    def _timing_fields(self, rec: dict, shape: dict, tm, base, tensor_floor_us: float | None = None) -> None:
+    def _timing_fields(self, rec: dict, shape: dict, tm, base, op_floor_us: float | None = None) -> None:
         """Times, the built-in's, and the floor: the largest of bytes / read ceiling, flops / fp16 ceiling and
-        the measured same-size tensor floor (each a lower bound, so their maximum is one too)."""
+        the measured op floor (each a lower bound, so their maximum is one too)."""
         rec["median_us"], rec["p10_us"], rec["p90_us"] = tm.median_us, tm.p10_us, tm.p90_us
         if base is not None:
             rec["builtin_us"] = base.median_us
@@ -629,9 +633,9 @@ class Session:
         if self.op.compute_bound and flops and c.get("fp16_tflops"):
             f2 = flops / (c["fp16_tflops"] * 1e12) * 1e6
             floor = f2 if floor is None else max(floor, f2)
-        if tensor_floor_us is not None:
-            rec["tensor_floor_us"] = tensor_floor_us
-            floor = tensor_floor_us if floor is None else max(floor, tensor_floor_us)
+        if op_floor_us is not None:
+            rec["op_floor_us"] = op_floor_us
+            floor = op_floor_us if floor is None else max(floor, op_floor_us)
         rec["floor_us"] = floor
         if floor is not None and tm.median_us > 0:
             rec["pct_of_floor"] = 100.0 * floor / tm.median_us
