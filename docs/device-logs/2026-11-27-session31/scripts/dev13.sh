@@ -1,4 +1,4 @@
-# Session 31, device run 13 (H200): the GPU tests of the floor, the bench and the lab, then the bench of the three
+# Session 31, device run 13 (asked for an H200; an H100 came): the GPU tests of the floor, the bench and the lab, then the bench of the three
 # GEMM-family ops with both floors (tensor floor; op floor: the same with the inputs streamed).
 export PATH=$PATH:/usr/local/cuda/bin PYTHONPATH=. NVFP4RT_CACHE_DIR=/tmp/c PYTHONUNBUFFERED=1 NVFP4RT_GIT_REVISION=9675c24512da
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu --format=csv > $OUT/40-device.log 2>&1
