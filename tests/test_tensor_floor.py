@@ -1,7 +1,9 @@
-"""The same-size tensor floor (ptx/tensor_floor.ptx, nvfp4rt.ceilings.measure_tensor_floor_time).
+"""The same-size floors (ptx/tensor_floor.ptx, nvfp4rt.ceilings.measure_tensor_floor_time): the tensor floor and,
+with the op's inputs streamed beside the products, the op floor.
 
-CPU: the launch arithmetic (never less work than the op), the kernel's assembly (no spills, no serialised
-wgmmas), the adapters' output bytes (the bench record and its columns are in tests/test_bench.py).
+CPU: the launch arithmetic (never less work than the op), the kernel's assembly in both builds (no spills, no
+serialised wgmmas, every stream copy hinted in the evict-first build), the adapters' output and input bytes (the
+bench record and its columns are in tests/test_bench.py).
 GPU: the kernel stores exactly its share of the output, streams its input share when asked (and takes the
 time that needs), its time grows with the flops, and it stays below the library's own GEMM at the same size.
 """
@@ -11,7 +13,6 @@ import pytest
 from conftest import requires_gpu, requires_ptxas
 from nvfp4rt import bench
 from nvfp4rt.ceilings import TENSOR_FLOOR_QUANTUM_FLOPS, tensor_floor_launch
-
 
 
 # ----------------------------------------------------------------------------- launch arithmetic
