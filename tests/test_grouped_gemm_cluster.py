@@ -168,14 +168,127 @@ def test_problem_table_offsets_match_the_kernels_loads():
     assert PTX.count("mul.wide.u32 %off64, %grp, 64;") >= 4
 
 
-def test_tensor_map_buffer_order_matches_the_producers():
+def test_tensor_map_buffer_order_matches_the_producers_and_the_epilogue():
+    """512 bytes per group: a16 +0, b +128, sfb +256 (the producers), c +384 (the storing threads)."""
+    assert GC.TMAPS_PER_GROUP_BYTES == 512 and GC.C_MAP_OFFSET == 384
     prod = PTX.split("PRODUCERS:")[1]
-    assert prod.count("mul.wide.u32 %off64, %grp, 384;") == 2
+    assert prod.count("mul.wide.u32 %off64, %grp, 512;") == 2
     assert "add.u64 %tm_b, %tm_a16, 128;" in prod and "add.u64 %tm_sfb, %tm_a16, 256;" in prod
+    epi = PTX.split("STORE_TILE:")[1].split("STORE_COPY:")[0]
+    assert "mul.wide.u32 %off64, %grp, 512;\n    add.u64 %tm_c, %ptm, %off64;\n    add.u64 %tm_c, %tm_c, 384;" in epi
     import inspect
 
     src = inspect.getsource(GC.GroupedGemmClusterPlan.run)
     assert 'maps = [self._a16_maps[i], self._map(i, "b", p[1], False), self._scale_map(i, "sfb", p[3], handle)]' in src
+    assert 'b"".join(tm.bytes for tm in maps) + c_map' in src
+
+
+# ============================================================== the TMA-store epilogue
+
+def _tma_swizzled(row: int, col: int) -> int:
+    """Byte of fp16 element (row, col) in a 128-row x 64-column box that TMA writes or reads with 128B swizzle
+    (128-byte rows; 16-byte chunk c of row r at chunk c ^ (r % 8) inside each 1024-byte atom)."""
+    return row * 128 + (((col // 8) ^ (row % 8)) * 16) + (col % 8) * 2
+
+
+def _thread_base(wi: int, t: int, g: int) -> int:
+    """The kernel's per-thread base in its warpgroup's box: 256t + 32*(wi ^ t) + 2g."""
+    return 256 * t + 32 * (wi ^ t) + 2 * g
+
+
+def test_box_offsets_put_every_accumulator_where_the_tma_store_reads_it():
+    """Accumulator e of thread (warp wi, lane 4g + t) is tile row 8*(e/4) + 2t + e%2, column 16*wi + g + 8*((e/2)%2)
+    of its warpgroup's 64; base + box_offset(e, h) must be that element's byte in the swizzled box of half h, and
+    each half's 64 accumulators of all 128 threads fill the box exactly once."""
+    gen = _generator()
+    for h in (0, 1):
+        seen = set()
+        for wi in range(4):
+            for lane in range(32):
+                g, t = lane // 4, lane % 4
+                for e in range(64 * h, 64 * h + 64):
+                    row = 8 * (e // 4) + 2 * t + e % 2 - 128 * h
+                    col = 16 * wi + g + 8 * ((e // 2) % 2)
+                    byte = _thread_base(wi, t, g) + gen.box_offset(e, h)
+                    assert byte == _tma_swizzled(row, col), (h, wi, lane, e)
+                    seen.add(byte)
+        assert seen == set(range(0, 128 * 128, 2))
+
+
+def test_box_stores_are_free_of_bank_conflicts():
+    """For each accumulator, a warp's 32 two-byte stores touch 32 distinct banks or share a 4-byte word."""
+    gen = _generator()
+    for wi in range(4):
+        for e in range(128):
+            words = {}
+            for lane in range(32):
+                byte = _thread_base(wi, lane % 4, lane // 4) + gen.box_offset(e, e // 64)
+                words.setdefault((byte // 4) % 32, set()).add(byte // 4)
+            assert all(len(w) == 1 for w in words.values()), (wi, e)
+
+
+def test_tma_epilogue_text_stages_with_box_offsets_and_orders_its_stores():
+    gen = _generator()
+    epi = PTX.split("STORE_TILE:")[1].split("STORE_COPY:")[0]
+    # the thread base, as _thread_base models it
+    assert ("shl.b32 %tmp, %t, 8;\n    add.u32 %stg, %box, %tmp;\n    xor.b32 %tmp, %wi, %t;\n"
+            "    shl.b32 %tmp, %tmp, 5;\n    add.u32 %stg, %stg, %tmp;\n    shl.b32 %tmp, %g, 1;") in epi
+    assert "shl.b32 %tmp, %wg, 14;\n    add.u32 %box, %sm_c, %tmp;" in epi
+    for h in (0, 1):
+        part = epi.split(f"// half {h}:")[1].split(f"EPI_TMA_STAGED_{h}:")[0]
+        stores = re.findall(r"mul\.f32 %v0, %acc(\d+), %alpha;\s*cvt\.rn\.f16\.f32 %c16, %v0;\s*"
+                            r"st\.shared\.b16 \[%stg\+(\d+)\], %c16;", part)
+        assert [int(a) for a, _ in stores] == list(range(64 * h, 64 * h + 64))
+        assert all(int(off) == gen.box_offset(int(a), h) for a, off in stores)
+        guards = re.findall(r"setp\.le\.u32 %p_skip, %nblk, (\d+);\s*@%p_skip bra EPI_TMA_STAGED_" + str(h), part)
+        assert [int(b) for b in guards] == [4 * h + 1, 4 * h + 2, 4 * h + 3]
+        # order: the box's last store has read it -> barrier -> staging -> proxy fence -> barrier -> store, commit
+        before = epi.split(f"// half {h}:")[1]
+        order = ["@%p_iss cp.async.bulk.wait_group.read 0;", "bar.sync %wbar, 128;", "st.shared.b16",
+                 f"EPI_TMA_STAGED_{h}:", "fence.proxy.async.shared::cta;", "bar.sync %wbar, 128;",
+                 f"add.u32 %y, %m0, {128 * h};",
+                 "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%tm_c, {%x, %y}], [%box];",
+                 "cp.async.bulk.commit_group;", f"EPI_TMA_ISSUED_{h}:"]
+        at = 0
+        for x in order:  # each one after the one before (index raises where one is missing or out of order)
+            at = before.index(x, at) + len(x)
+    assert "setp.le.u32 %p_skip, %nblk, 4;\n    @%p_skip bra EPI_TMA_DONE;\n    // half 1:" in epi
+    assert "add.u32 %wbar, %wg, 2;" in epi and "and.b32 %tmp, %ct, 127;\n    setp.eq.u32 %p_iss, %tmp, 0;" in epi
+    # the flag at u32[7]; the c map fenced on a group's first tile only
+    assert "ld.global.nc.u32 %otma, [%pw+28];" in epi and "@%p_tma bra STORE_COPY;" in epi
+    assert "setp.eq.u32 %p_cmap, %grp, %cgrp;\n    @%p_cmap bra EPI_CMAP_READY;\n    fence.proxy.tensormap" in epi
+    # the copy path waits for TMA reads of X first and ends with a barrier of both warpgroups
+    copy = PTX.split("STORE_COPY:")[1].split("NEXT_SEG:")[0]
+    assert copy.index("@%p_iss cp.async.bulk.wait_group.read 0;") < copy.index("bar.sync 1, 256;")
+    assert copy.rstrip().endswith("OUT_DONE_1:\n    bar.sync 1, 256;                          "
+                                  "// every copy-out read of X is over: the next tile may stage by TMA")
+    # the consumers leave through C_EXIT, which waits for every store
+    assert PTX.split("SEG_LOOP:")[1].split("C_FIND_GROUP:")[0].count("@%p_more bra C_EXIT;") == 1
+    assert "C_EXIT:\n    cp.async.bulk.wait_group 0;" in PTX
+    # two warpgroup barriers, both 128 threads; X holds both boxes
+    assert gen.BOX_BYTES * 2 <= gen.X_BYTES
+
+
+def test_c_map_rules_and_the_table_flag():
+    from nvfp4rt.ops.gemm import GemmLayout
+    from nvfp4rt.tma import check_tensor_map
+
+    assert GC.c_tma_ok(0x1000, 4096) and GC.c_tma_ok(0x1010, 8)
+    assert not GC.c_tma_ok(0x1002, 4096)      # base not 16-byte aligned
+    assert not GC.c_tma_ok(0x1000, 130)       # 260-byte rows
+    assert not GC.c_tma_ok(0x1000, 2**39)     # pitch past 2^40 bytes
+    geo = GC.cluster_geometry([(80, 4096, 7168), (300, 520, 640)], 66)
+    t = GC.build_table(geo, [0x1000, 0x2000], [4096, 520], [1.0, 1.0], [True, False])
+    assert list(t[:2, 7]) == [1, 0] and t[2, 7] == 0
+    assert list(GC.build_table(geo, [0x1000, 0x2000], [4096, 520], [1.0, 1.0])[:2, 7]) == [0, 0]
+    with pytest.raises(ValueError, match="c_maps"):
+        GC.build_table(geo, [0x1000, 0x2000], [4096, 520], [1.0, 1.0], [True])
+    # the map the host encodes for such a c passes every tensor-map rule with the kernel's box
+    plan = GC.GroupedGemmClusterPlan.__new__(GC.GroupedGemmClusterPlan)
+    plan.shapes, plan.layouts = [(300, 520, 640)], [GemmLayout.contiguous(300, 520, 640, 1)]
+    shape, strides, box, swizzle = plan.map_spec(0, "c")
+    assert shape == (300, 520) and strides == (1040,) and box == (128, 64) and swizzle == "128B"
+    check_tensor_map("float16", shape, box, strides=strides, swizzle=swizzle)
 
 
 def test_decode_table_matches_the_grouped_decode():
@@ -351,6 +464,52 @@ def test_variants_match_float64_reference(shapes, plan_kwargs):
         results, plan, _ = _run(shapes, distribution, **plan_kwargs)
         for i, res in enumerate(results):
             assert res.ok, f"{plan!r} {distribution} group {i} {shapes[i]}: {res.report()}"
+
+
+class _At:
+    """A device address with a ``ptr``: c placed at a chosen byte offset inside a larger buffer."""
+
+    def __init__(self, ptr: int):
+        self.ptr = ptr
+
+
+@pytest.mark.gpu
+@requires_gpu
+@pytest.mark.parametrize("distribution", ["competition", "wide"])
+def test_tma_stores_and_the_copy_out_write_the_same_bits(distribution):
+    """The same inputs with c 16-byte aligned (every tile stored by TMA) and c 2 bytes past that (no map: the
+    consumers' copy-out) give bit-identical outputs that pass the reference; nothing is written outside c.
+    Rows past 128 (second box), ragged m and n, split tiles (clusters=300) and whole ones."""
+    import nvfp4rt
+    from nvfp4rt import data, reference
+    from test_grouped_gemm import _device_groups
+
+    shapes = [(200, 520, 640), (300, 264, 1088), (64, 256, 256), (129, 1032, 512)]
+    d = data.grouped_gemm_data(shapes, seed=None, distribution=distribution)
+    refs = reference.grouped_gemm_ref(d.groups)
+    groups = _device_groups(d)
+    for clusters in (None, 300):
+        plan = GC.GroupedGemmClusterPlan(shapes, clusters=clusters)
+        outs = []
+        for shift in (0, 2):  # bytes past a 16-byte boundary
+            bufs, views = [], []
+            for g, (m, n, _) in zip(groups, shapes):
+                buf = nvfp4rt.from_numpy(np.full(m * n + 16, np.nan, dtype=np.float16))
+                bufs.append(buf)
+                views.append((g[0], g[1], g[2], g[3], _At(buf.ptr + 16 + shift)))
+            assert [GC.c_tma_ok(v[4].ptr, n) for v, (_, n, _) in zip(views, shapes)] == [shift == 0] * len(shapes)
+            plan(views)
+            got = []
+            for buf, (m, n, _) in zip(bufs, shapes):
+                h = buf.numpy().view(np.uint16)
+                lo, hi = (16 + shift) // 2, (16 + shift) // 2 + m * n
+                assert np.all(h[:lo] == 0x7E00) and np.all(h[hi:] == 0x7E00), "a store outside c"
+                got.append(h[lo:hi].reshape(m, n).copy())
+            outs.append(got)
+        for i, (a, b, r) in enumerate(zip(outs[0], outs[1], refs)):
+            assert np.array_equal(a, b), f"clusters={clusters} group {i}: the two epilogues differ"
+            res = reference.check(a.view(np.float16)[:, :, None], r)
+            assert res.ok, f"clusters={clusters} group {i}: {res.report()}"
 
 
 @pytest.mark.gpu

@@ -41,8 +41,12 @@ def _strip(text):
     """Undo the instrumentation: drop the added lines and PROF_* blocks, restore the exits."""
     text = text.replace(f"\n.global .align 8 .u64 {P.GLOBAL}[{P.NSLOTS}];\n", "")
     text = text.replace("    bra.uni PROF_KSP_EXIT;\n", "    ret;\n")  # the push build's consumers leave with ret
-    text = re.sub(r"^PROF_\w+:\n(?:(?!    (?:bra\.uni EXIT|ret);\n).*\n)*    (?:bra\.uni EXIT|ret);\n\n?", "", text,
-                  flags=re.M)
+    # the consumers' dump ends by going where their exit test went (C_EXIT in the grouped cluster kernel)
+    consumer_exit = re.search(r"^PROF_CONSUMER_EXIT:\n(?:(?!    bra\.uni \w+;\n).*\n)*    bra\.uni (\w+);\n", text, flags=re.M)
+    text = re.sub(r"^PROF_\w+:\n(?:(?!    (?:bra\.uni (?:C_)?EXIT|ret);\n).*\n)*    (?:bra\.uni (?:C_)?EXIT|ret);\n\n?", "",
+                  text, flags=re.M)
+    if consumer_exit:
+        text = re.sub(r"bra(\.uni)? PROF_CONSUMER_EXIT;", rf"bra\1 {consumer_exit.group(1)};", text)
     text = re.sub(r"bra(\.uni)? PROF_\w+_EXIT;", r"bra\1 EXIT;", text)
     return "\n".join(ln for ln in text.split("\n") if not _PROF_REG.search(ln))
 

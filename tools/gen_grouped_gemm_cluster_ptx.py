@@ -44,7 +44,9 @@ X_PITCH = dual.X_PITCH  # staging: 256 rows x 64 columns of fp16, one warpgroup'
 X_BYTES = dual.X_BYTES
 SLOT_V4 = dual.SLOT_V4  # 16-byte units of one stream-K partial slot (128 KB)
 TABLE_ENTRY = 64        # bytes per problem-table entry
-TMAPS_PER_GROUP = 384   # a16, b, sfb tensor maps of a group (128 bytes each)
+TMAPS_PER_GROUP = 512   # a16, b, sfb, c tensor maps of a group (128 bytes each)
+C_MAP_OFF = 384         # the c map's offset (the TMA-store epilogue's)
+BOX_BYTES = 128 * 128   # one warpgroup's TMA-store box in region X: 128 rows x 64 fp16 columns, 128B-swizzled
 ACC_PER_BLOCK = 16      # accumulators of one 32-token block (TOKEN_STEP / 2)
 
 _UNIT_LOOP_START = "UNIT_LOOP:\n"
@@ -134,18 +136,21 @@ HEADER = f"""\
 //   u32[0] unit_start   first unit of the group in the launch-wide order
 //   u32[1] tile_start   first cluster tile of the group (its counters: CLUSTER per cluster tile)
 //   u32[2] k_stages     u32[3] n_tiles (cluster tiles along n)
-//   u32[4] m            u32[5] n            u32[6] alpha * 2^28 (f32 bits)        u32[7] 0
+//   u32[4] m            u32[5] n            u32[6] alpha * 2^28 (f32 bits)
+//   u32[7] 1 when the host encoded a TMA map of c (the epilogue's TMA stores), 0 when c's base or row pitch is
+//          not a multiple of 16 bytes (the consumers' copy-out)
 //   u64 at byte 32: c (fp16 pointer)        u64 at byte 40: c row stride (fp16 elements)
 //   Entry G holds only unit_start = total units (the sentinel that ends the group search).  Every
 //   role finds a unit's group by advancing its group index while u >= table[grp + 1].unit_start
 //   (u only grows).
 //
-// THE TENSOR MAPS (device memory, p_tmaps, {TMAPS_PER_GROUP} bytes per group: a16 +0, b +128, sfb +256)
+// THE TENSOR MAPS (device memory, p_tmaps, {TMAPS_PER_GROUP} bytes per group: a16 +0, b +128, sfb +256, c +{C_MAP_OFF})
 //   Encoded by cuTensorMapEncodeTiled on the host once per group and buffer, copied before the launch.
 //   a16: fp16 2-D (k, m) box (64, {HALF_M}/CLUSTER), 128B swizzle; b: uint8 (k/2, n) box (128, {TILE_N}), 128B
-//   swizzle; sfb: uint8 (k/16 or the padded pitch, n) box (16, {TILE_N}).  A producer issues
+//   swizzle; sfb: uint8 (k/16 or the padded pitch, n) box (16, {TILE_N}); c: fp16 (n, m) box (64, 128), 128B
+//   swizzle (only where u32[7] is 1; else the slot is zero).  A producer issues
 //   fence.proxy.tensormap::generic.acquire.gpu and prefetch.tensormap on the maps it uses on its
-//   first unit of each group.
+//   first unit of each group, and each warpgroup's storing thread the fence on its first tile of a group.
 //
 // PIPELINE AND WARP ROLES (block = 384 threads, one CTA per SM)
 //   thread 0: B producer.  Per unit: wait empty[slot] (8 arrives), expect {STAGE_BYTES} bytes on full[slot],
@@ -181,12 +186,26 @@ HEADER = f"""\
 //   from c_lo + 1.  Measured on the H200 (session-7 log 05, us): cases 1-4 no check 147.1 / 92.5 /
 //   50.2 / 44.8, HEAD_WAIT = 32768 144.4 / 88.5 / 44.8 / 34.2.
 //
-// EPILOGUE (region X of {X_BYTES} bytes, two rounds)
+// EPILOGUE (region X of {X_BYTES} bytes)
 //   Accumulator e of a consumer thread is output column n_l = 16*warp + g + 8*((e/2)%2) of its
-//   warpgroup's 64 and row m_l = 8*(e/4) + 2t + e%2 of the tile.  Round w (w = 0, 1): warpgroup w writes
-//   fp16(alpha * acc) of the 32-row blocks below rows to the staging tile X[m_l][n_l] (pitch {X_PITCH}
-//   bytes: conflict-free 2-byte stores), then all 256 consumers copy 16-byte rows of 8 columns to c
-//   (predicated 2-byte stores at the ragged n edge or when c rows are not 16-byte aligned).
+//   warpgroup's 64 and row m_l = 8*(e/4) + 2t + e%2 of the tile; fp16(alpha * acc) is staged with 2-byte stores,
+//   and only the 32-row blocks below the tile's rows are staged.
+//   TMA stores (u32[7] = 1).  Warpgroup w owns a {BOX_BYTES // 1024} KB box at X + {BOX_BYTES}w: 128 rows of 64 columns,
+//   128-byte rows, 128B-swizzled as the c map's box (chunk c of row r at chunk c ^ (r % 8); conflict-free for
+//   these stores).  Per 128-row half h of the tile (h = 1 only past 128 rows), in the warpgroup alone (named
+//   barrier 2 + w): its first thread waits until the box's last store has read it
+//   (cp.async.bulk.wait_group.read 0), barrier, every thread stages accumulators 64h..64h+63 and issues
+//   fence.proxy.async.shared::cta, barrier, the first thread stores the box to c[m0 + 128h.., n0 + 64w..]
+//   (cp.async.bulk.tensor ... bulk_group; the map clips rows past m and columns past n) and commits it.  The
+//   store runs on while the warpgroup starts its next tile, and nothing waits for the other warpgroup.  Before
+//   the consumers exit (C_EXIT) the storing threads wait for their stores to complete.
+//   Copy-out (u32[7] = 0).  Round w (w = 0, 1): warpgroup w writes its values to the staging tile X[m_l][n_l]
+//   (pitch {X_PITCH} bytes: conflict-free 2-byte stores), then all 256 consumers copy 16-byte rows of 8 columns to
+//   c (predicated 2-byte stores at the ragged n edge or when c rows are not 16-byte aligned).  This path first
+//   waits for any TMA store still reading X, and ends with a barrier of both warpgroups, so a TMA-stored tile
+//   after it never restages X under a copy-out.
+//   Measured (H100, docs/grouped_gemm.md, "Session 33"): on case 2, staging and copy-out together cost 7 us of
+//   the kernel's 76.5 (kernel alone without them: 69.5), the copy-out alone 5 us.
 //
 // CLUSTER LIFETIME: as in the GEMM, cluster barriers after the barrier inits and before exit.
 //
@@ -228,8 +247,9 @@ SIGNATURE = f"""
 {{
     .reg .pred  %p_lead, %p_more, %p_ready, %p_wrap, %p_acc, %p_whole, %p_last, %p_first, %p_row, %p_vec, %p_col;
     .reg .pred  %p_pend, %p_pend1, %p_l0, %p_rel, %p_new, %p_skip, %p_wg, %p_two, %p_head, %p_same;
+    .reg .pred  %p_tma, %p_iss, %p_cmap;      // the TMA-store epilogue's
     .reg .b32   %thread, %cta, %rank, %ct, %wg, %wi, %lane, %g, %t, %x, %y, %z, %tmp, %tmp2;
-    .reg .b32   %m, %n, %KB, %ntiles, %S, %rows, %nblk, %lim, %stg;
+    .reg .b32   %m, %n, %KB, %ntiles, %S, %rows, %nblk, %lim, %stg, %otma, %box, %wbar, %cgrp;
     .reg .b32   %u, %u_end, %seg_end, %tile, %kb, %mt, %nt, %m0, %n0, %j;
     .reg .b32   %grp, %pgrp, %gu0, %gt0, %lt, %U0, %tbase, %tend;
     .reg .b32   %slot, %phase, %par, %bar, %rbar, %slot_addr, %addr, %a16;
@@ -242,7 +262,7 @@ SIGNATURE = f"""
     .reg .b32   %pw0, %pw1, %eb, %nslot, %nphase, %fbar;   // the GEMM loop's (session 26)
     .reg .b64   %dbase;
     .reg .pred  %p_ea<4>, %p_fok, %p_nw;
-    .reg .b64   %desc, %ptm, %ptab, %tm_a16, %tm_b, %tm_sfb, %mbstate;
+    .reg .b64   %desc, %ptm, %ptab, %tm_a16, %tm_b, %tm_sfb, %tm_c, %mbstate;
     .reg .b64   %pol_b, %pol_a16;             // L2 policies of the TMA loads
     .reg .b64   %pc, %pws, %pcnt, %pw, %pcrow, %off64, %cidx, %c_rs, %cst;
     .reg .f32   %alpha, %v0, %v1, %v2, %v3;
@@ -281,9 +301,10 @@ CONSUMER_INTRO = """
 def seg_loop(variants=TOKEN_VARIANTS) -> str:
     L = [f"""\
     mov.u32 %grp, 0;                          // the group of unit u (u only grows: so does grp)
+    mov.u32 %cgrp, -1;                        // the group whose c map this thread last fenced (none yet)
 SEG_LOOP:
     setp.ge.u32 %p_more, %u, %u_end;
-    @%p_more bra EXIT;
+    @%p_more bra C_EXIT;
     ld.param.u64 %ptab, [p_table];
 C_FIND_GROUP:
     add.u32 %tmp, %grp, 1;
@@ -422,23 +443,104 @@ RED_NEXT:
     return "\n".join(L)
 
 
+def box_offset(e: int, half: int) -> int:
+    """Byte offset of accumulator e's fp16 in its warpgroup's TMA-store box (128 rows x 64 columns, 128-byte rows,
+    128B swizzle: 16-byte chunk c of row r at chunk c ^ (r % 8)) from the thread's base, for the box holding tile
+    rows 128*half..: row 8*(e/4) + e%2 - 128*half past the base's 2t, chunk bit 0 = ((e/2)%2) ^ (e%2) past the
+    base's chunk 2*(warp ^ t).  (Row r = 8*(e/4) + 2t + e%2 has r % 8 = 2t + e%2, and the column's chunk is
+    2*warp + (e/2)%2, so chunk ^ (r % 8) = 2*(warp ^ t) + (((e/2)%2) ^ (e%2)).)"""
+    row = 8 * (e // 4) + e % 2 - 128 * half
+    return row * 128 + 16 * (((e // 2) % 2) ^ (e % 2))
+
+
+def _staging(first: int, last: int, label: str, offset) -> list:
+    """fp16(alpha * acc) of accumulators first..last-1 to [%stg + offset(a)], skipping to ``label`` from the first
+    32-row block past the tile's rows (uniform branches at 16-accumulator boundaries)."""
+    L = []
+    for a in range(first, last):
+        if a != first and a % ACC_PER_BLOCK == 0:
+            L.append(_block_guard(a // ACC_PER_BLOCK, label))
+        L.append(f"    mul.f32 %v0, %acc{a}, %alpha;")
+        L.append("    cvt.rn.f16.f32 %c16, %v0;")
+        L.append(f"    st.shared.b16 [%stg+{offset(a)}], %c16;")
+    return L
+
+
 def store_tile() -> str:
     L = []
     e = L.append
     e(f"""\
 STORE_TILE:
-    // ---- alpha * acc in fp16 through region X, one warpgroup's 64 columns per round (the header's EPILOGUE)
+    // ---- alpha * acc in fp16 (the header's EPILOGUE): TMA stores where the group's c allows them (u32[7] of its
+    //      table entry), else two staging rounds through region X and the consumers' copy-out
     ld.param.u64 %ptab, [p_table];
     mul.wide.u32 %off64, %grp, {TABLE_ENTRY};
     add.u64 %pw, %ptab, %off64;
     ld.global.nc.u32 %n, [%pw+20];
     ld.global.nc.f32 %alpha, [%pw+24];        // alpha * 2^28 (the operands carry 2^-14 each)
+    ld.global.nc.u32 %otma, [%pw+28];         // 1: c has a TMA map at +{C_MAP_OFF} of the group's maps
     ld.global.nc.v2.u64 {{%pc, %c_rs}}, [%pw+32];
     div.u32 %tmp, %lt, %ntiles;
     mul.lo.u32 %tmp, %tmp, %ntiles;
     sub.u32 %nt, %lt, %tmp;
     mad.lo.u32 %n0, %nt, {{{{CLUSTER}}}}, %rank;           // this rank's {TILE_N} columns of the cluster tile
     shl.b32 %n0, %n0, 7;
+    and.b32 %tmp, %ct, 127;
+    setp.eq.u32 %p_iss, %tmp, 0;              // each warpgroup's first thread issues (and waits for) its stores
+    setp.eq.u32 %p_tma, %otma, 0;
+    @%p_tma bra STORE_COPY;
+    // ---- TMA stores.  Warpgroup w stages its 64 columns, 128 tile rows at a time, in its own {BOX_BYTES // 1024} KB box
+    //      of X (X + {BOX_BYTES}w, 128B-swizzled as the map's box), and its first thread stores the box to
+    //      c[m0 + 128h.., n0 + 64w..] (the map clips rows past m and columns past n).  Only the warpgroup's
+    //      own barrier (2 + w) orders staging and store, so the two warpgroups never wait for each other, and
+    //      the stores run on while the consumers go on to the next tile; a box is restaged only after its
+    //      last store has read it (cp.async.bulk.wait_group.read), and C_EXIT waits for them all.
+    add.u32 %wbar, %wg, 2;
+    shl.b32 %tmp, %wg, {(BOX_BYTES).bit_length() - 1};
+    add.u32 %box, %sm_c, %tmp;
+    // this thread's base in the box: row 2t, chunk 2*(wi ^ t), byte 2g (box_offset in the generator adds the rest)
+    shl.b32 %tmp, %t, 8;
+    add.u32 %stg, %box, %tmp;
+    xor.b32 %tmp, %wi, %t;
+    shl.b32 %tmp, %tmp, 5;
+    add.u32 %stg, %stg, %tmp;
+    shl.b32 %tmp, %g, 1;
+    add.u32 %stg, %stg, %tmp;
+    @!%p_iss bra EPI_CMAP_READY;
+    ld.param.u64 %ptm, [p_tmaps];
+    mul.wide.u32 %off64, %grp, {TMAPS_PER_GROUP};
+    add.u64 %tm_c, %ptm, %off64;
+    add.u64 %tm_c, %tm_c, {C_MAP_OFF};
+    setp.eq.u32 %p_cmap, %grp, %cgrp;
+    @%p_cmap bra EPI_CMAP_READY;
+    fence.proxy.tensormap::generic.acquire.gpu [%tm_c], 128;   // first use of this group's c map: after the host's copy
+    mov.u32 %cgrp, %grp;
+EPI_CMAP_READY:""")
+    for h in range(2):
+        if h:
+            e(_block_guard(4, "EPI_TMA_DONE"))
+        e(f"""\
+    // half {h}: tile rows {128 * h}..{128 * h + 127} (accumulators {64 * h}..{64 * h + 63})
+    @%p_iss cp.async.bulk.wait_group.read 0;  // the box's last store has read it
+    bar.sync %wbar, 128;""")
+        L.extend(_staging(64 * h, 64 * h + 64, f"EPI_TMA_STAGED_{h}", lambda a, h=h: box_offset(a, h)))
+        e(f"""\
+EPI_TMA_STAGED_{h}:
+    fence.proxy.async.shared::cta;            // this thread's st.shared before the TMA engine's reads
+    bar.sync %wbar, 128;
+    @!%p_iss bra EPI_TMA_ISSUED_{h};
+    shl.b32 %tmp, %wg, 6;
+    add.u32 %x, %n0, %tmp;
+    add.u32 %y, %m0, {128 * h};
+    cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%tm_c, {{%x, %y}}], [%box];
+    cp.async.bulk.commit_group;
+EPI_TMA_ISSUED_{h}:""")
+    e(f"""\
+EPI_TMA_DONE:
+    bra.uni NEXT_SEG;
+STORE_COPY:
+    // ---- c without a TMA map: one warpgroup's 64 columns per round through region X, then every consumer copies
+    @%p_iss cp.async.bulk.wait_group.read 0;  // an earlier tile's TMA stores may still read X
     // 16-byte stores only when c and its row stride keep rows 16-byte aligned
     shl.b64 %cst, %c_rs, 1;
     or.b64 %cst, %cst, %pc;
@@ -458,12 +560,7 @@ STORE_TILE:
     setp.ne.u32 %p_wg, %wg, {rnd};
     @%p_wg bra EPI_STAGED_{rnd};
     // warpgroup {rnd}: fp16(alpha * acc) of the tile's row blocks into X[m_l][n_l]""")
-        for a in range(ACC):
-            if a and a % ACC_PER_BLOCK == 0:
-                e(_block_guard(a // ACC_PER_BLOCK, f"EPI_STAGED_{rnd}"))
-            e(f"    mul.f32 %v0, %acc{a}, %alpha;")
-            e("    cvt.rn.f16.f32 %c16, %v0;")
-            e(f"    st.shared.b16 [%stg+{dual.staging_offset(a)}], %c16;")
+        L.extend(_staging(0, ACC, f"EPI_STAGED_{rnd}", dual.staging_offset))
         e(f"""\
 EPI_STAGED_{rnd}:
     bar.sync 1, {CONSUMERS};
@@ -508,10 +605,14 @@ OUT_NEXT_{rnd}:
     setp.lt.u32 %p_more, %i, %lim;
     @%p_more bra OUT_LOOP_{rnd};
 OUT_DONE_{rnd}:""")
-    e("""\
+    e(f"""\
+    bar.sync 1, {CONSUMERS};                          // every copy-out read of X is over: the next tile may stage by TMA
 NEXT_SEG:
     mov.u32 %u, %seg_end;
-    bra.uni SEG_LOOP;""")
+    bra.uni SEG_LOOP;
+C_EXIT:
+    cp.async.bulk.wait_group 0;               // this thread's TMA stores are complete before its CTA's memory goes
+    bra.uni EXIT;""")
     return "\n".join(L)
 
 

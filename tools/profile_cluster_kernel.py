@@ -102,15 +102,18 @@ def instrument(text: str) -> str:
     zero = "".join(f"    mov.u32 {r}, 0;\n" for r in ("%pf_b", "%pf_a", "%pf_g", "%pf_e", "%pf_i", "%pf_part",
                                                           "%pf_red", "%pf_st"))
     # (the GEMM's tail-helper branch renders to blank lines between the test and its branch: kept as they are)
-    seg = re.findall(r"SEG_LOOP:\n    setp\.ge\.u32 %p_more, %u, %u_end;\n\n*    @%p_more bra EXIT;\n", text)
+    # (the grouped cluster kernel's consumers leave through C_EXIT, which waits for their TMA stores: the dump
+    # goes there too)
+    seg = re.findall(r"SEG_LOOP:\n    setp\.ge\.u32 %p_more, %u, %u_end;\n\n*    @%p_more bra (?:C_)?EXIT;\n", text)
     seg = seg[0] if len(seg) == 1 else "SEG_LOOP:\n    setp.ge.u32 %p_more, %u, %u_end;\n    @%p_more bra EXIT;\n"
-    text = _once(text, seg, zero + "    mov.u32 %pt0, %clock;\n" + seg.replace("bra EXIT;", "bra PROF_CONSUMER_EXIT;"),
-                 "the consumers' SEG_LOOP exit test")
+    exit_label = "C_EXIT" if seg.endswith("bra C_EXIT;\n") else "EXIT"
+    text = _once(text, seg, zero + "    mov.u32 %pt0, %clock;\n"
+                 + seg.replace(f"bra {exit_label};", "bra PROF_CONSUMER_EXIT;"), "the consumers' SEG_LOOP exit test")
     dump = ("PROF_CONSUMER_EXIT:\n    mov.u32 %pc1, %clock;\n    sub.u32 %pt0, %pc1, %pt0;\n" + _red("c_total", "%pt0")
             + "".join(_red(s, r) for s, r in (("c_bfull", "%pf_b"), ("c_afull", "%pf_a"), ("c_gwait", "%pf_g"),
                                                ("c_epilogue", "%pf_e"), ("c_issue", "%pf_i"), ("e_partial", "%pf_part"),
                                                ("e_reduce", "%pf_red"), ("e_store", "%pf_st")))
-            + "    mov.u32 %pc1, 1;\n" + _red("c_threads", "%pc1") + "    bra.uni EXIT;\n\n")
+            + "    mov.u32 %pc1, 1;\n" + _red("c_threads", "%pc1") + f"    bra.uni {exit_label};\n\n")
     text = _once(text, "PRODUCERS:\n", dump + "PRODUCERS:\n", "the PRODUCERS label")
     text = _wrap_spins(text, r"C_WAIT_FULL(?:_N\d+)?", "%pf_b", "B-stage full")
     text = _wrap_spins(text, r"C_WAIT_A\d(?:_N\d+)?", "%pf_a", "A16 full")

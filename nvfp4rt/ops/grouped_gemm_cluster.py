@@ -7,12 +7,13 @@ Two launches per call, on one stream:
 2. ``ptx/grouped_gemm_nvfp4_wgmma_cluster.ptx`` (written by tools/gen_grouped_gemm_cluster_ptx.py,
    whose header has the design), launched with programmatic dependent launch: CTA tiles of up to 256
    A rows x 128 B rows, clusters of 2 CTAs along n sharing every A16 load by multicast, the unit loop
-   run with m64nNk16 for the smallest N (a multiple of 32) that covers the tile's rows, and a
-   stream-K schedule whose per-cluster unit ranges the host balances by cost.
+   run with m64nNk16 for the smallest N (a multiple of 32) that covers the tile's rows, a
+   stream-K schedule whose per-cluster unit ranges the host balances by cost, and an epilogue that stores
+   each warpgroup's fp16 box by TMA where c's base and row pitch allow a tensor map (:func:`c_tma_ok`).
 
 :class:`GroupedGemmClusterPlan` has the call signature of
 :class:`nvfp4rt.ops.grouped_gemm.GroupedGemmPlan`.  Pure helpers (no GPU): :func:`cluster_geometry`
-(the schedule), :func:`build_table`, :func:`unit_cost`.
+(the schedule), :func:`build_table`, :func:`unit_cost`, :func:`c_tma_ok`.
 """
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ from .gemm_wgmma_cluster import DEFAULT_HEAD_WAIT, a_unit, head_constants
 from .grouped_gemm import GroupedOperands, K_MULTIPLE, MAX_GROUPS, STAGE_K, alphas_fit, pack_table  # noqa: F401
 
 __all__ = ["GroupedGemmClusterPlan", "GroupedClusterGeometry", "ClusterGroup", "cluster_geometry", "build_table",
-           "unit_cost", "supports", "cluster_units", "shared_bytes", "kernel_constants", "TILE_M", "TILE_N", "TOKEN_STEP",
+           "c_tma_ok", "unit_cost", "supports", "cluster_units", "shared_bytes", "kernel_constants", "TILE_M", "TILE_N", "TOKEN_STEP",
            "CLUSTER_SIZES", "A_BUFS_CHOICES", "DECODE_COST", "EPILOGUE_COST", "schedule_costs"]
 
 _KERNEL_FILE = "grouped_gemm_nvfp4_wgmma_cluster.ptx"
@@ -51,7 +52,11 @@ _A16_BUF_BYTES = 32768
 _X_BYTES = 36864
 _PARTIAL_BYTES = TILE_N * TILE_M * 4
 TABLE_ENTRY_BYTES = 64
-TMAPS_PER_GROUP_BYTES = 384
+#: a group's maps in the device buffer: a16, b, sfb and (where c_tma_ok) c, 128 bytes each
+TMAPS_PER_GROUP_BYTES = 512
+C_MAP_OFFSET = 384
+#: the epilogue's TMA store box: 128 tile rows x 64 columns (one consumer warpgroup's) of fp16
+C_BOX = (128, 64)
 #: one fp32 accumulator chain sums at most 32 k256 stages (8192 k), as in the other Hopper GEMMs
 MAX_CHAIN_UNITS = 32
 #: alphas are passed times 2^28 (operands carry 2^-14 each)
@@ -270,11 +275,24 @@ def cluster_geometry(shapes, max_clusters: int, *, cluster: int = DEFAULT_CLUSTE
     return GroupedClusterGeometry(tuple(groups), int(cluster), unit, tile, tuple(starts), s, int(ab))
 
 
-def build_table(geo: GroupedClusterGeometry, c_ptrs, c_rows, alphas) -> np.ndarray:
+def build_table(geo: GroupedClusterGeometry, c_ptrs, c_rows, alphas, c_maps=None) -> np.ndarray:
     """The device problem table, (G + 1) entries of 64 bytes (layout in the PTX header); alphas as passed
-    to the kernel (already times 2^28)."""
+    to the kernel (already times 2^28); ``c_maps[i]`` true where group i's c has a TMA map (u32[7]: the epilogue
+    stores it by TMA; default: none has)."""
     words = [(g.unit_start, g.tile_start, g.k_stages, g.n_tiles, g.m, g.n) for g in geo.groups]
-    return pack_table(words, geo.units, c_ptrs, c_rows, alphas)
+    t = pack_table(words, geo.units, c_ptrs, c_rows, alphas)
+    if c_maps is not None:
+        if len(c_maps) != len(geo.groups):
+            raise ValueError(f"c_maps has {len(c_maps)} entries for {len(geo.groups)} groups")
+        t[:len(c_maps), 7] = [1 if ok else 0 for ok in c_maps]
+    return t
+
+
+def c_tma_ok(c_ptr: int, c_row: int) -> bool:
+    """Whether the epilogue may store a group's c by TMA: its base and row pitch (``c_row`` fp16 elements) are
+    multiples of 16 bytes and the pitch is below 2^40 bytes (the tensor-map rules).  Otherwise the consumers copy
+    the tile out themselves."""
+    return c_ptr % 16 == 0 and (2 * c_row) % 16 == 0 and 0 < 2 * c_row < 2**40
 
 
 @lru_cache(maxsize=1024)
@@ -377,7 +395,9 @@ class GroupedGemmClusterPlan(GroupedOperands):
             pitch = -(-k // STAGE_K) * 16 if padded else lay.sfb_row
             inner = pitch if padded else k // 16
             return (n, inner), (pitch,), (TILE_N, STAGE_K // 16), "none"
-        raise ValueError(f"which must be 'a16', 'b' or 'sfb', got {which!r}")
+        if which == "c":
+            return (m, n), (2 * lay.c_row,), C_BOX, "128B"
+        raise ValueError(f"which must be 'a16', 'b', 'sfb' or 'c', got {which!r}")
 
     @property
     def geometry_cluster(self) -> int:
@@ -391,14 +411,16 @@ class GroupedGemmClusterPlan(GroupedOperands):
             return [grp[4] for grp in groups]
         alphas, ptrs, handle, key, padded_any = self._decoded_a_call(groups, alphas, stream)
         if key != self._uploaded_key or padded_any:  # padded scales are copied again every call
+            c_maps = [c_tma_ok(p[4], lay.c_row) for p, lay in zip(ptrs, self.layouts)]
             for i, p in enumerate(ptrs):
                 maps = [self._a16_maps[i], self._map(i, "b", p[1], False), self._scale_map(i, "sfb", p[3], handle)]
+                c_map = self._map(i, "c", p[4], False, dtype="float16").bytes if c_maps[i] else bytes(128)
                 off = i * TMAPS_PER_GROUP_BYTES
                 self._host_maps[off:off + TMAPS_PER_GROUP_BYTES] = np.frombuffer(
-                    b"".join(tm.bytes for tm in maps), dtype=np.uint8)
+                    b"".join(tm.bytes for tm in maps) + c_map, dtype=np.uint8)
             if key != self._uploaded_key:
                 table = build_table(self.geometry, [p[4] for p in ptrs], [lay.c_row for lay in self.layouts],
-                                    [a * _ALPHA_SCALE for a in alphas])
+                                    [a * _ALPHA_SCALE for a in alphas], c_maps)
                 self._upload(key, [(self._table, table), (self._decode_table, self._decode_table_for(ptrs)),
                                    (self._tmap_buf, self._host_maps.copy())], handle)
         self._decode.launch(self._decode_table.ptr, self._a16.ptr, handle)
