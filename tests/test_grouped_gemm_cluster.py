@@ -186,33 +186,35 @@ def test_tensor_map_buffer_order_matches_the_producers_and_the_epilogue():
 # ============================================================== the TMA-store epilogue
 
 def _tma_swizzled(row: int, col: int) -> int:
-    """Byte of fp16 element (row, col) in a 128-row x 64-column box that TMA writes or reads with 128B swizzle
-    (128-byte rows; 16-byte chunk c of row r at chunk c ^ (r % 8) inside each 1024-byte atom)."""
+    """Byte of fp16 element (row, col) in a box of 64 columns that TMA writes or reads with 128B swizzle (128-byte
+    rows; 16-byte chunk c of row r at chunk c ^ (r % 8) inside each 1024-byte atom)."""
     return row * 128 + (((col // 8) ^ (row % 8)) * 16) + (col % 8) * 2
 
 
 def _thread_base(wi: int, t: int, g: int) -> int:
-    """The kernel's per-thread base in its warpgroup's box: 256t + 32*(wi ^ t) + 2g."""
+    """The kernel's per-thread base in a box (%tb): 256t + 32*(wi ^ t) + 2g."""
     return 256 * t + 32 * (wi ^ t) + 2 * g
 
 
 def test_box_offsets_put_every_accumulator_where_the_tma_store_reads_it():
     """Accumulator e of thread (warp wi, lane 4g + t) is tile row 8*(e/4) + 2t + e%2, column 16*wi + g + 8*((e/2)%2)
-    of its warpgroup's 64; base + box_offset(e, h) must be that element's byte in the swizzled box of half h, and
-    each half's 64 accumulators of all 128 threads fill the box exactly once."""
+    of its warpgroup's 64; base + box_offset(e, q) must be that element's byte in the swizzled box of quarter q
+    (tile rows 64q..), and each quarter's 32 accumulators of all 128 threads fill the box exactly once."""
     gen = _generator()
-    for h in (0, 1):
+    assert gen.BOX_ROWS == 64 and GC.C_BOX == (gen.BOX_ROWS, 64)
+    per_q = gen.ACC * gen.BOX_ROWS // gen.TILE_M
+    for q in range(gen.TILE_M // gen.BOX_ROWS):
         seen = set()
         for wi in range(4):
             for lane in range(32):
                 g, t = lane // 4, lane % 4
-                for e in range(64 * h, 64 * h + 64):
-                    row = 8 * (e // 4) + 2 * t + e % 2 - 128 * h
+                for e in range(per_q * q, per_q * (q + 1)):
+                    row = 8 * (e // 4) + 2 * t + e % 2 - gen.BOX_ROWS * q
                     col = 16 * wi + g + 8 * ((e // 2) % 2)
-                    byte = _thread_base(wi, t, g) + gen.box_offset(e, h)
-                    assert byte == _tma_swizzled(row, col), (h, wi, lane, e)
+                    byte = _thread_base(wi, t, g) + gen.box_offset(e, q)
+                    assert byte == _tma_swizzled(row, col), (q, wi, lane, e)
                     seen.add(byte)
-        assert seen == set(range(0, 128 * 128, 2))
+        assert seen == set(range(0, gen.BOX_BYTES, 2))
 
 
 def test_box_stores_are_free_of_bank_conflicts():
@@ -222,7 +224,7 @@ def test_box_stores_are_free_of_bank_conflicts():
         for e in range(128):
             words = {}
             for lane in range(32):
-                byte = _thread_base(wi, lane % 4, lane // 4) + gen.box_offset(e, e // 64)
+                byte = _thread_base(wi, lane % 4, lane // 4) + gen.box_offset(e, e // 32)
                 words.setdefault((byte // 4) % 32, set()).add(byte // 4)
             assert all(len(w) == 1 for w in words.values()), (wi, e)
 
@@ -231,33 +233,41 @@ def test_tma_epilogue_text_stages_with_box_offsets_and_orders_its_stores():
     gen = _generator()
     epi = PTX.split("STORE_TILE:")[1].split("STORE_COPY:")[0]
     # the thread base, as _thread_base models it
-    assert ("shl.b32 %tmp, %t, 8;\n    add.u32 %stg, %box, %tmp;\n    xor.b32 %tmp, %wi, %t;\n"
-            "    shl.b32 %tmp, %tmp, 5;\n    add.u32 %stg, %stg, %tmp;\n    shl.b32 %tmp, %g, 1;") in epi
-    assert "shl.b32 %tmp, %wg, 14;\n    add.u32 %box, %sm_c, %tmp;" in epi
-    for h in (0, 1):
-        part = epi.split(f"// half {h}:")[1].split(f"EPI_TMA_STAGED_{h}:")[0]
+    assert ("shl.b32 %tb, %t, 8;\n    xor.b32 %tmp, %wi, %t;\n    shl.b32 %tmp, %tmp, 5;\n"
+            "    add.u32 %tb, %tb, %tmp;\n    shl.b32 %tmp, %g, 1;\n    add.u32 %tb, %tb, %tmp;") in epi
+    assert 2 * gen.WG_BOXES * gen.BOX_BYTES <= gen.X_BYTES  # both warpgroups' boxes fit region X
+    for q in range(4):
+        part = epi.split(f"// quarter {q}:")[1].split(f"EPI_TMA_STAGED_{q}:")[0]
+        # box = X + 16 KB * wg + 8 KB * qb, and the staging base is box + tb
+        assert ("shl.b32 %tmp, %wg, 14;\n    add.u32 %box, %sm_c, %tmp;\n    shl.b32 %tmp, %qb, 13;\n"
+                "    add.u32 %box, %box, %tmp;\n    add.u32 %stg, %box, %tb;") in part
         stores = re.findall(r"mul\.f32 %v0, %acc(\d+), %alpha;\s*cvt\.rn\.f16\.f32 %c16, %v0;\s*"
                             r"st\.shared\.b16 \[%stg\+(\d+)\], %c16;", part)
-        assert [int(a) for a, _ in stores] == list(range(64 * h, 64 * h + 64))
-        assert all(int(off) == gen.box_offset(int(a), h) for a, off in stores)
-        guards = re.findall(r"setp\.le\.u32 %p_skip, %nblk, (\d+);\s*@%p_skip bra EPI_TMA_STAGED_" + str(h), part)
-        assert [int(b) for b in guards] == [4 * h + 1, 4 * h + 2, 4 * h + 3]
-        # order: the box's last store has read it -> barrier -> staging -> proxy fence -> barrier -> store, commit
-        before = epi.split(f"// half {h}:")[1]
-        order = ["@%p_iss cp.async.bulk.wait_group.read 0;", "bar.sync %wbar, 128;", "st.shared.b16",
-                 f"EPI_TMA_STAGED_{h}:", "fence.proxy.async.shared::cta;", "bar.sync %wbar, 128;",
-                 f"add.u32 %y, %m0, {128 * h};",
+        assert [int(a) for a, _ in stores] == list(range(32 * q, 32 * q + 32))
+        assert all(int(off) == gen.box_offset(int(a), q) for a, off in stores)
+        guards = re.findall(r"setp\.le\.u32 %p_skip, %nblk, (\d+);\s*@%p_skip bra EPI_TMA_STAGED_" + str(q), part)
+        assert [int(b) for b in guards] == [2 * q + 1]
+        if q:  # a quarter past the tile's rows is skipped with the rest
+            assert f"setp.le.u32 %p_skip, %nblk, {2 * q};\n    @%p_skip bra EPI_TMA_DONE;\n    // quarter {q}:" in epi
+        # order: all but the newest store have read their boxes -> barrier -> staging -> proxy fence -> barrier ->
+        # the next quarter's box -> store, commit
+        before = epi.split(f"// quarter {q}:")[1]
+        order = ["@%p_iss cp.async.bulk.wait_group.read 1;", "bar.sync %wbar, 128;", "st.shared.b16",
+                 f"EPI_TMA_STAGED_{q}:", "fence.proxy.async.shared::cta;", "bar.sync %wbar, 128;",
+                 "xor.b32 %qb, %qb, 1;", f"add.u32 %y, %m0, {64 * q};",
                  "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%tm_c, {%x, %y}], [%box];",
-                 "cp.async.bulk.commit_group;", f"EPI_TMA_ISSUED_{h}:"]
+                 "cp.async.bulk.commit_group;", f"EPI_TMA_ISSUED_{q}:"]
         at = 0
         for x in order:  # each one after the one before (index raises where one is missing or out of order)
             at = before.index(x, at) + len(x)
-    assert "setp.le.u32 %p_skip, %nblk, 4;\n    @%p_skip bra EPI_TMA_DONE;\n    // half 1:" in epi
+    # %qb alternates on every staged quarter and nowhere else, and starts at 0 once per CTA
+    assert PTX.count("xor.b32 %qb, %qb, 1;") == 4 and PTX.count("mov.u32 %qb, 0;") == 1
+    assert PTX.index("mov.u32 %qb, 0;") < PTX.index("SEG_LOOP:")
     assert "add.u32 %wbar, %wg, 2;" in epi and "and.b32 %tmp, %ct, 127;\n    setp.eq.u32 %p_iss, %tmp, 0;" in epi
     # the flag at u32[7]; the c map fenced on a group's first tile only
     assert "ld.global.nc.u32 %otma, [%pw+28];" in epi and "@%p_tma bra STORE_COPY;" in epi
     assert "setp.eq.u32 %p_cmap, %grp, %cgrp;\n    @%p_cmap bra EPI_CMAP_READY;\n    fence.proxy.tensormap" in epi
-    # the copy path waits for TMA reads of X first and ends with a barrier of both warpgroups
+    # the copy path waits for every TMA read of X first and ends with a barrier of both warpgroups
     copy = PTX.split("STORE_COPY:")[1].split("NEXT_SEG:")[0]
     assert copy.index("@%p_iss cp.async.bulk.wait_group.read 0;") < copy.index("bar.sync 1, 256;")
     assert copy.rstrip().endswith("OUT_DONE_1:\n    bar.sync 1, 256;                          "
@@ -265,8 +275,34 @@ def test_tma_epilogue_text_stages_with_box_offsets_and_orders_its_stores():
     # the consumers leave through C_EXIT, which waits for every store
     assert PTX.split("SEG_LOOP:")[1].split("C_FIND_GROUP:")[0].count("@%p_more bra C_EXIT;") == 1
     assert "C_EXIT:\n    cp.async.bulk.wait_group 0;" in PTX
-    # two warpgroup barriers, both 128 threads; X holds both boxes
-    assert gen.BOX_BYTES * 2 <= gen.X_BYTES
+
+
+def _replay_boxes(quarters_per_tile, read_wait=1, boxes=2):
+    """Replay the storing thread's bulk groups: per quarter, wait until at most ``read_wait`` groups are unread,
+    stage box qb (which must not be read by a pending group), commit a store of box qb, toggle qb.  The TMA engine
+    reads a group only when the wait asks for it (the worst case).  Returns False on a restage of a box that a
+    pending store still reads."""
+    pending, qb = [], 0
+    for quarters in quarters_per_tile:
+        for _ in range(quarters):
+            while len(pending) > read_wait:
+                pending.pop(0)
+            if qb in pending:
+                return False
+            pending.append(qb)
+            qb = (qb + 1) % boxes
+    return True
+
+
+def test_two_boxes_in_turn_never_restage_a_box_a_store_still_reads():
+    """Across tiles of 1-4 quarters (any order), wait_group.read 1 with the boxes in turn is safe; with one box per
+    warpgroup it would not be (the check can fail)."""
+    import itertools
+
+    for tiles in itertools.product(range(1, 5), repeat=4):
+        assert _replay_boxes(tiles)
+    assert not _replay_boxes([3], read_wait=2)        # a wait that leaves two stores unread
+    assert not _replay_boxes([2], read_wait=1, boxes=1)  # one box per warpgroup
 
 
 def test_c_map_rules_and_the_table_flag():
@@ -287,7 +323,7 @@ def test_c_map_rules_and_the_table_flag():
     plan = GC.GroupedGemmClusterPlan.__new__(GC.GroupedGemmClusterPlan)
     plan.shapes, plan.layouts = [(300, 520, 640)], [GemmLayout.contiguous(300, 520, 640, 1)]
     shape, strides, box, swizzle = plan.map_spec(0, "c")
-    assert shape == (300, 520) and strides == (1040,) and box == (128, 64) and swizzle == "128B"
+    assert shape == (300, 520) and strides == (1040,) and box == (64, 64) and swizzle == "128B"
     check_tensor_map("float16", shape, box, strides=strides, swizzle=swizzle)
 
 

@@ -46,7 +46,9 @@ SLOT_V4 = dual.SLOT_V4  # 16-byte units of one stream-K partial slot (128 KB)
 TABLE_ENTRY = 64        # bytes per problem-table entry
 TMAPS_PER_GROUP = 512   # a16, b, sfb, c tensor maps of a group (128 bytes each)
 C_MAP_OFF = 384         # the c map's offset (the TMA-store epilogue's)
-BOX_BYTES = 128 * 128   # one warpgroup's TMA-store box in region X: 128 rows x 64 fp16 columns, 128B-swizzled
+BOX_ROWS = 64           # tile rows of one TMA-store box (a quarter of a 256-row tile)
+BOX_BYTES = BOX_ROWS * 128  # one box: 64 rows x 64 fp16 columns (128-byte rows), 128B-swizzled
+WG_BOXES = 2            # boxes per consumer warpgroup in region X, used in turn
 ACC_PER_BLOCK = 16      # accumulators of one 32-token block (TOKEN_STEP / 2)
 
 _UNIT_LOOP_START = "UNIT_LOOP:\n"
@@ -147,7 +149,7 @@ HEADER = f"""\
 // THE TENSOR MAPS (device memory, p_tmaps, {TMAPS_PER_GROUP} bytes per group: a16 +0, b +128, sfb +256, c +{C_MAP_OFF})
 //   Encoded by cuTensorMapEncodeTiled on the host once per group and buffer, copied before the launch.
 //   a16: fp16 2-D (k, m) box (64, {HALF_M}/CLUSTER), 128B swizzle; b: uint8 (k/2, n) box (128, {TILE_N}), 128B
-//   swizzle; sfb: uint8 (k/16 or the padded pitch, n) box (16, {TILE_N}); c: fp16 (n, m) box (64, 128), 128B
+//   swizzle; sfb: uint8 (k/16 or the padded pitch, n) box (16, {TILE_N}); c: fp16 (n, m) box (64, {BOX_ROWS}), 128B
 //   swizzle (only where u32[7] is 1; else the slot is zero).  A producer issues
 //   fence.proxy.tensormap::generic.acquire.gpu and prefetch.tensormap on the maps it uses on its
 //   first unit of each group, and each warpgroup's storing thread the fence on its first tile of a group.
@@ -190,23 +192,26 @@ HEADER = f"""\
 //   Accumulator e of a consumer thread is output column n_l = 16*warp + g + 8*((e/2)%2) of its
 //   warpgroup's 64 and row m_l = 8*(e/4) + 2t + e%2 of the tile; fp16(alpha * acc) is staged with 2-byte stores,
 //   and only the 32-row blocks below the tile's rows are staged.
-//   TMA stores (u32[7] = 1).  Warpgroup w owns a {BOX_BYTES // 1024} KB box at X + {BOX_BYTES}w: 128 rows of 64 columns,
+//   TMA stores (u32[7] = 1).  Warpgroup w owns {WG_BOXES} boxes of {BOX_BYTES // 1024} KB at X + {WG_BOXES * BOX_BYTES}w: {BOX_ROWS} rows of 64 columns,
 //   128-byte rows, 128B-swizzled as the c map's box (chunk c of row r at chunk c ^ (r % 8); conflict-free for
-//   these stores).  Per 128-row half h of the tile (h = 1 only past 128 rows), in the warpgroup alone (named
-//   barrier 2 + w): its first thread waits until the box's last store has read it
-//   (cp.async.bulk.wait_group.read 0), barrier, every thread stages accumulators 64h..64h+63 and issues
-//   fence.proxy.async.shared::cta, barrier, the first thread stores the box to c[m0 + 128h.., n0 + 64w..]
+//   these stores).  Per {BOX_ROWS}-row quarter q of the tile (only those below its rows), in the warpgroup alone
+//   (named barrier 2 + w): its first thread waits until every store but its newest has read its box
+//   (cp.async.bulk.wait_group.read 1: the stores take the two boxes in turn, across quarters and tiles, so the
+//   box about to be staged is free), barrier, every thread stages accumulators {ACC // 4}q..{ACC // 4}q+{ACC // 4 - 1} and issues
+//   fence.proxy.async.shared::cta, barrier, the first thread stores the box to c[m0 + {BOX_ROWS}q.., n0 + 64w..]
 //   (cp.async.bulk.tensor ... bulk_group; the map clips rows past m and columns past n) and commits it.  The
-//   store runs on while the warpgroup starts its next tile, and nothing waits for the other warpgroup.  Before
-//   the consumers exit (C_EXIT) the storing threads wait for their stores to complete.
+//   store runs on while the warpgroup stages the next quarter in the other box or starts its next tile, and
+//   nothing waits for the other warpgroup.  Before the consumers exit (C_EXIT) the storing threads wait for
+//   their stores to complete.
 //   Copy-out (u32[7] = 0).  Round w (w = 0, 1): warpgroup w writes its values to the staging tile X[m_l][n_l]
 //   (pitch {X_PITCH} bytes: conflict-free 2-byte stores), then all 256 consumers copy 16-byte rows of 8 columns to
 //   c (predicated 2-byte stores at the ragged n edge or when c rows are not 16-byte aligned).  This path first
 //   waits for any TMA store still reading X, and ends with a barrier of both warpgroups, so a TMA-stored tile
 //   after it never restages X under a copy-out.
 //   Measured (H100, docs/grouped_gemm.md, "Session 33"): on case 2 the old epilogue (both rounds and the copy-out on
-//   every tile) cost 7 us of the kernel's 76.5, the copy-out alone 5; the TMA stores run the kernel 0.6-2.4 us faster
-//   than it (three machines; bits equal), and themselves cost about 1.3 us, staging 0.7.
+//   every tile) cost 7 us of the kernel's 76.5, the copy-out alone 5.  TMA stores of 128-row boxes, one per
+//   warpgroup, ran the kernel 0.6-2.4 us faster than it (three machines; bits equal), and about 2 us of what they
+//   kept was the second half's wait for the first half's store to read the box; hence two 64-row boxes in turn.
 //
 // CLUSTER LIFETIME: as in the GEMM, cluster barriers after the barrier inits and before exit.
 //
@@ -250,7 +255,7 @@ SIGNATURE = f"""
     .reg .pred  %p_pend, %p_pend1, %p_l0, %p_rel, %p_new, %p_skip, %p_wg, %p_two, %p_head, %p_same;
     .reg .pred  %p_tma, %p_iss, %p_cmap;      // the TMA-store epilogue's
     .reg .b32   %thread, %cta, %rank, %ct, %wg, %wi, %lane, %g, %t, %x, %y, %z, %tmp, %tmp2;
-    .reg .b32   %m, %n, %KB, %ntiles, %S, %rows, %nblk, %lim, %stg, %otma, %box, %wbar, %cgrp;
+    .reg .b32   %m, %n, %KB, %ntiles, %S, %rows, %nblk, %lim, %stg, %otma, %box, %wbar, %cgrp, %qb, %tb;
     .reg .b32   %u, %u_end, %seg_end, %tile, %kb, %mt, %nt, %m0, %n0, %j;
     .reg .b32   %grp, %pgrp, %gu0, %gt0, %lt, %U0, %tbase, %tend;
     .reg .b32   %slot, %phase, %par, %bar, %rbar, %slot_addr, %addr, %a16;
@@ -303,6 +308,7 @@ def seg_loop(variants=TOKEN_VARIANTS) -> str:
     L = [f"""\
     mov.u32 %grp, 0;                          // the group of unit u (u only grows: so does grp)
     mov.u32 %cgrp, -1;                        // the group whose c map this thread last fenced (none yet)
+    mov.u32 %qb, 0;                           // the TMA-store box this warpgroup stages into next
 SEG_LOOP:
     setp.ge.u32 %p_more, %u, %u_end;
     @%p_more bra C_EXIT;
@@ -444,13 +450,13 @@ RED_NEXT:
     return "\n".join(L)
 
 
-def box_offset(e: int, half: int) -> int:
-    """Byte offset of accumulator e's fp16 in its warpgroup's TMA-store box (128 rows x 64 columns, 128-byte rows,
-    128B swizzle: 16-byte chunk c of row r at chunk c ^ (r % 8)) from the thread's base, for the box holding tile
-    rows 128*half..: row 8*(e/4) + e%2 - 128*half past the base's 2t, chunk bit 0 = ((e/2)%2) ^ (e%2) past the
-    base's chunk 2*(warp ^ t).  (Row r = 8*(e/4) + 2t + e%2 has r % 8 = 2t + e%2, and the column's chunk is
-    2*warp + (e/2)%2, so chunk ^ (r % 8) = 2*(warp ^ t) + (((e/2)%2) ^ (e%2)).)"""
-    row = 8 * (e // 4) + e % 2 - 128 * half
+def box_offset(e: int, quarter: int) -> int:
+    """Byte offset of accumulator e's fp16 in a TMA-store box (BOX_ROWS rows x 64 columns, 128-byte rows, 128B
+    swizzle: 16-byte chunk c of row r at chunk c ^ (r % 8)) from the thread's base, for the box holding tile rows
+    BOX_ROWS*quarter..: row 8*(e/4) + e%2 - BOX_ROWS*quarter past the base's 2t, chunk bit 0 = ((e/2)%2) ^ (e%2)
+    past the base's chunk 2*(warp ^ t).  (Row r = 8*(e/4) + 2t + e%2 has r % 8 = 2t + e%2, and the column's chunk
+    is 2*warp + (e/2)%2, so chunk ^ (r % 8) = 2*(warp ^ t) + (((e/2)%2) ^ (e%2)).)"""
+    row = 8 * (e // 4) + e % 2 - BOX_ROWS * quarter
     return row * 128 + 16 * (((e // 2) % 2) ^ (e % 2))
 
 
@@ -490,23 +496,22 @@ STORE_TILE:
     setp.eq.u32 %p_iss, %tmp, 0;              // each warpgroup's first thread issues (and waits for) its stores
     setp.eq.u32 %p_tma, %otma, 0;
     @%p_tma bra STORE_COPY;
-    // ---- TMA stores.  Warpgroup w stages its 64 columns, 128 tile rows at a time, in its own {BOX_BYTES // 1024} KB box
-    //      of X (X + {BOX_BYTES}w, 128B-swizzled as the map's box), and its first thread stores the box to
-    //      c[m0 + 128h.., n0 + 64w..] (the map clips rows past m and columns past n).  Only the warpgroup's
-    //      own barrier (2 + w) orders staging and store, so the two warpgroups never wait for each other, and
-    //      the stores run on while the consumers go on to the next tile; a box is restaged only after its
-    //      last store has read it (cp.async.bulk.wait_group.read), and C_EXIT waits for them all.
+    // ---- TMA stores.  Warpgroup w stages its 64 columns, {BOX_ROWS} tile rows at a time, in one of its {WG_BOXES} boxes
+    //      of X ({BOX_BYTES // 1024} KB each at X + {WG_BOXES * BOX_BYTES}w + {BOX_BYTES}b, 128B-swizzled as the map's box, b = %qb
+    //      taking turns across quarters and tiles), and its first thread stores the box to c[m0 + {BOX_ROWS}q.., n0 + 64w..]
+    //      (the map clips rows past m and columns past n).  Only the warpgroup's own barrier (2 + w) orders
+    //      staging and store, so the two warpgroups never wait for each other, and the stores run on while the
+    //      warpgroup stages the next quarter or goes on to the next tile.  Before a box is restaged its last store
+    //      must have read it: the stores alternate boxes, so cp.async.bulk.wait_group.read 1 (all but the newest
+    //      store, which used the other box) is enough.  C_EXIT waits for them all.
     add.u32 %wbar, %wg, 2;
-    shl.b32 %tmp, %wg, {(BOX_BYTES).bit_length() - 1};
-    add.u32 %box, %sm_c, %tmp;
-    // this thread's base in the box: row 2t, chunk 2*(wi ^ t), byte 2g (box_offset in the generator adds the rest)
-    shl.b32 %tmp, %t, 8;
-    add.u32 %stg, %box, %tmp;
+    // this thread's base in a box: row 2t, chunk 2*(wi ^ t), byte 2g (box_offset in the generator adds the rest)
+    shl.b32 %tb, %t, 8;
     xor.b32 %tmp, %wi, %t;
     shl.b32 %tmp, %tmp, 5;
-    add.u32 %stg, %stg, %tmp;
+    add.u32 %tb, %tb, %tmp;
     shl.b32 %tmp, %g, 1;
-    add.u32 %stg, %stg, %tmp;
+    add.u32 %tb, %tb, %tmp;
     @!%p_iss bra EPI_CMAP_READY;
     ld.param.u64 %ptm, [p_tmaps];
     mul.wide.u32 %off64, %grp, {TMAPS_PER_GROUP};
@@ -517,25 +522,34 @@ STORE_TILE:
     fence.proxy.tensormap::generic.acquire.gpu [%tm_c], 128;   // first use of this group's c map: after the host's copy
     mov.u32 %cgrp, %grp;
 EPI_CMAP_READY:""")
-    for h in range(2):
-        if h:
-            e(_block_guard(4, "EPI_TMA_DONE"))
+    quarters = TILE_M // BOX_ROWS
+    acc_per_quarter = ACC // quarters
+    for q in range(quarters):
+        if q:
+            e(_block_guard(q * BOX_ROWS // TOKEN_STEP, "EPI_TMA_DONE"))
         e(f"""\
-    // half {h}: tile rows {128 * h}..{128 * h + 127} (accumulators {64 * h}..{64 * h + 63})
-    @%p_iss cp.async.bulk.wait_group.read 0;  // the box's last store has read it
+    // quarter {q}: tile rows {BOX_ROWS * q}..{BOX_ROWS * q + BOX_ROWS - 1} (accumulators {acc_per_quarter * q}..{acc_per_quarter * q + acc_per_quarter - 1}) into box %qb
+    shl.b32 %tmp, %wg, {(WG_BOXES * BOX_BYTES).bit_length() - 1};
+    add.u32 %box, %sm_c, %tmp;
+    shl.b32 %tmp, %qb, {BOX_BYTES.bit_length() - 1};
+    add.u32 %box, %box, %tmp;
+    add.u32 %stg, %box, %tb;
+    @%p_iss cp.async.bulk.wait_group.read 1;  // every store but the newest (the other box's) has read its box
     bar.sync %wbar, 128;""")
-        L.extend(_staging(64 * h, 64 * h + 64, f"EPI_TMA_STAGED_{h}", lambda a, h=h: box_offset(a, h)))
+        L.extend(_staging(acc_per_quarter * q, acc_per_quarter * (q + 1), f"EPI_TMA_STAGED_{q}",
+                          lambda a, q=q: box_offset(a, q)))
         e(f"""\
-EPI_TMA_STAGED_{h}:
+EPI_TMA_STAGED_{q}:
     fence.proxy.async.shared::cta;            // this thread's st.shared before the TMA engine's reads
     bar.sync %wbar, 128;
-    @!%p_iss bra EPI_TMA_ISSUED_{h};
+    xor.b32 %qb, %qb, 1;                      // the next quarter stages into the other box
+    @!%p_iss bra EPI_TMA_ISSUED_{q};
     shl.b32 %tmp, %wg, 6;
     add.u32 %x, %n0, %tmp;
-    add.u32 %y, %m0, {128 * h};
+    add.u32 %y, %m0, {BOX_ROWS * q};
     cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%tm_c, {{%x, %y}}], [%box];
     cp.async.bulk.commit_group;
-EPI_TMA_ISSUED_{h}:""")
+EPI_TMA_ISSUED_{q}:""")
     e(f"""\
 EPI_TMA_DONE:
     bra.uni NEXT_SEG;

@@ -55,8 +55,8 @@ TABLE_ENTRY_BYTES = 64
 #: a group's maps in the device buffer: a16, b, sfb and (where c_tma_ok) c, 128 bytes each
 TMAPS_PER_GROUP_BYTES = 512
 C_MAP_OFFSET = 384
-#: the epilogue's TMA store box: 128 tile rows x 64 columns (one consumer warpgroup's) of fp16
-C_BOX = (128, 64)
+#: the epilogue's TMA store box: 64 tile rows x 64 columns (one consumer warpgroup's) of fp16
+C_BOX = (64, 64)
 #: one fp32 accumulator chain sums at most 32 k256 stages (8192 k), as in the other Hopper GEMMs
 MAX_CHAIN_UNITS = 32
 #: alphas are passed times 2^28 (operands carry 2^-14 each)
