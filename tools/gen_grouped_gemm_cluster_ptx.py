@@ -473,6 +473,20 @@ def _staging(first: int, last: int, label: str, offset) -> list:
     return L
 
 
+def _older_stores_read() -> str:
+    if WG_BOXES == 2:
+        return "every store but the newest (the other box's) has read its box"
+    return f"every store but the newest {WG_BOXES - 1} (the other boxes') has read its box"
+
+
+def _next_box() -> str:
+    """%qb steps to the warpgroup's next box (the boxes are taken in turn)."""
+    if WG_BOXES == 2:
+        return "    xor.b32 %qb, %qb, 1;                      // the next quarter stages into the other box"
+    return (f"    add.u32 %qb, %qb, 1;                      // the next quarter stages into the next box\n"
+            f"    and.b32 %qb, %qb, {WG_BOXES - 1};")
+
+
 def store_tile() -> str:
     L = []
     e = L.append
@@ -534,7 +548,7 @@ EPI_CMAP_READY:""")
     shl.b32 %tmp, %qb, {BOX_BYTES.bit_length() - 1};
     add.u32 %box, %box, %tmp;
     add.u32 %stg, %box, %tb;
-    @%p_iss cp.async.bulk.wait_group.read 1;  // every store but the newest (the other box's) has read its box
+    @%p_iss cp.async.bulk.wait_group.read {WG_BOXES - 1};  // {_older_stores_read()}
     bar.sync %wbar, 128;""")
         L.extend(_staging(acc_per_quarter * q, acc_per_quarter * (q + 1), f"EPI_TMA_STAGED_{q}",
                           lambda a, q=q: box_offset(a, q)))
@@ -542,7 +556,7 @@ EPI_CMAP_READY:""")
 EPI_TMA_STAGED_{q}:
     fence.proxy.async.shared::cta;            // this thread's st.shared before the TMA engine's reads
     bar.sync %wbar, 128;
-    xor.b32 %qb, %qb, 1;                      // the next quarter stages into the other box
+{_next_box()}
     @!%p_iss bra EPI_TMA_ISSUED_{q};
     shl.b32 %tmp, %wg, 6;
     add.u32 %x, %n0, %tmp;
