@@ -202,7 +202,8 @@ HEADER = f"""\
 //   (cp.async.bulk.tensor ... bulk_group; the map clips rows past m and columns past n) and commits it.  The
 //   store runs on while the warpgroup stages the next quarter in the other box or starts its next tile, and
 //   nothing waits for the other warpgroup.  Before the consumers exit (C_EXIT) the storing threads wait for
-//   their stores to complete.
+//   their stores to complete.  (The barrier's id is a register, so ptxas reserves all 16 named barriers: with one
+//   CTA per SM that costs nothing.)
 //   Copy-out (u32[7] = 0).  Round w (w = 0, 1): warpgroup w writes its values to the staging tile X[m_l][n_l]
 //   (pitch {X_PITCH} bytes: conflict-free 2-byte stores), then all 256 consumers copy 16-byte rows of 8 columns to
 //   c (predicated 2-byte stores at the ragged n edge or when c rows are not 16-byte aligned).  This path first
