@@ -10,11 +10,15 @@ CPU part:
   tile, runs are balanced by cost; a replay of the kernel's segments, contributor table and workspace
   slots (distinct, slot 0 for a run's first tile);
 * the epilogue's 32-row block guards and the grouped decode's item walk;
+* the TMA-store epilogue: every accumulator's offset in its box against TMA's 128B swizzle, no bank
+  conflicts, the order of waits, barriers, fences and stores in the text, a replay of the two boxes'
+  bulk groups, the c map's rules and the table's flag;
 * argument validation and assembly without spills.
 
 GPU part (``@pytest.mark.gpu``): the competition cases and ragged groups, both distributions,
 NaN-poisoned outputs, forced splits and long runs, every cluster size and buffer count, determinism,
-the map/table cache, the public API's choice of kernel.
+the map/table cache, the public API's choice of kernel, and the TMA stores against the copy-out (same
+bits, nothing written outside c).
 """
 from __future__ import annotations
 
