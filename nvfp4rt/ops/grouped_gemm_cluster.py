@@ -30,8 +30,8 @@ from .gemm_wgmma_cluster import DEFAULT_HEAD_WAIT, a_unit, head_constants
 from .grouped_gemm import GroupedOperands, K_MULTIPLE, MAX_GROUPS, STAGE_K, alphas_fit, pack_table  # noqa: F401
 
 __all__ = ["GroupedGemmClusterPlan", "GroupedClusterGeometry", "ClusterGroup", "cluster_geometry", "build_table",
-           "c_tma_ok", "unit_cost", "supports", "cluster_units", "shared_bytes", "kernel_constants", "TILE_M", "TILE_N", "TOKEN_STEP",
-           "CLUSTER_SIZES", "A_BUFS_CHOICES", "DECODE_COST", "EPILOGUE_COST", "schedule_costs"]
+           "c_tma_ok", "unit_cost", "supports", "cluster_units", "shared_bytes", "kernel_constants", "TILE_M", "TILE_N",
+           "TOKEN_STEP", "CLUSTER_SIZES", "A_BUFS_CHOICES", "DECODE_COST", "EPILOGUE_COST", "schedule_costs"]
 
 _KERNEL_FILE = "grouped_gemm_nvfp4_wgmma_cluster.ptx"
 _ENTRY = "nvfp4_grouped_gemm_wgmma_cluster"
