@@ -271,6 +271,11 @@ def test_tma_epilogue_text_stages_with_box_offsets_and_orders_its_stores():
     # the flag at u32[7]; the c map fenced on a group's first tile only
     assert "ld.global.nc.u32 %otma, [%pw+28];" in epi and "@%p_tma bra STORE_COPY;" in epi
     assert "setp.eq.u32 %p_cmap, %grp, %cgrp;\n    @%p_cmap bra EPI_CMAP_READY;\n    fence.proxy.tensormap" in epi
+    # the copy path reads n and c from the entry %pw that STORE_TILE pointed at: nothing on the way writes %pw
+    to_copy = PTX.split("STORE_TILE:")[1].split("@%p_tma bra STORE_COPY;")[0]
+    assert to_copy.count("add.u64 %pw, %ptab, %off64;") == 1
+    assert not re.search(r"^\s*(@\S+ )?[\w.:]+ %pw\b", to_copy.split("add.u64 %pw, %ptab, %off64;")[1], flags=re.M)
+    assert "ld.global.nc.u32 %n, [%pw+20];" in PTX.split("STORE_COPY:")[1].split("OUT_LOOP_0:")[0]
     # the copy path waits for every TMA read of X first and ends with a barrier of both warpgroups
     copy = PTX.split("STORE_COPY:")[1].split("NEXT_SEG:")[0]
     assert copy.index("@%p_iss cp.async.bulk.wait_group.read 0;") < copy.index("bar.sync 1, 256;")

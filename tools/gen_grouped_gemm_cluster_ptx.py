@@ -499,10 +499,8 @@ STORE_TILE:
     ld.param.u64 %ptab, [p_table];
     mul.wide.u32 %off64, %grp, {TABLE_ENTRY};
     add.u64 %pw, %ptab, %off64;
-    ld.global.nc.u32 %n, [%pw+20];
     ld.global.nc.f32 %alpha, [%pw+24];        // alpha * 2^28 (the operands carry 2^-14 each)
     ld.global.nc.u32 %otma, [%pw+28];         // 1: c has a TMA map at +{C_MAP_OFF} of the group's maps
-    ld.global.nc.v2.u64 {{%pc, %c_rs}}, [%pw+32];
     div.u32 %tmp, %lt, %ntiles;
     mul.lo.u32 %tmp, %tmp, %ntiles;
     sub.u32 %nt, %lt, %tmp;
@@ -572,6 +570,8 @@ EPI_TMA_DONE:
 STORE_COPY:
     // ---- c without a TMA map: one warpgroup's 64 columns per round through region X, then every consumer copies
     @%p_iss cp.async.bulk.wait_group.read 0;  // an earlier tile's TMA stores may still read X
+    ld.global.nc.u32 %n, [%pw+20];            // (%pw: still the group's table entry)
+    ld.global.nc.v2.u64 {{%pc, %c_rs}}, [%pw+32];
     // 16-byte stores only when c and its row stride keep rows 16-byte aligned
     shl.b64 %cst, %c_rs, 1;
     or.b64 %cst, %cst, %pc;
