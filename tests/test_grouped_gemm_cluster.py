@@ -156,14 +156,20 @@ def test_bad_constants_raise():
 
 def test_problem_table_offsets_match_the_kernels_loads():
     geo = GC.cluster_geometry([(80, 4096, 7168), (300, 520, 640)], 66)
+    assert geo.order == (1, 0)  # the 300-row group runs first
     t = GC.build_table(geo, [0x1000, 0x7000000010], [4096, 9], [1.5, -2.0])
     assert t.shape == (3, 16)
-    for gi, g in enumerate(geo.groups):
-        w = t[gi]
+    for j, g in enumerate(geo.groups):  # entry j: the group launched j-th, the caller's group geo.order[j]
+        w, i = t[j], geo.order[j]
+        assert (g.m, g.n, g.k) == [(80, 4096, 7168), (300, 520, 640)][i]
         assert list(w[:6]) == [g.unit_start, g.tile_start, g.k_stages, g.n_tiles, g.m, g.n]
-        assert w[6].view(np.float32) == [1.5, -2.0][gi]
-        assert w[8:12].view(np.uint64).tolist() == [[0x1000, 0x7000000010][gi], [4096, 9][gi]]
+        assert w[6].view(np.float32) == [1.5, -2.0][i]
+        assert w[8:12].view(np.uint64).tolist() == [[0x1000, 0x7000000010][i], [4096, 9][i]]
     assert t[2, 0] == geo.units
+    for name, args in (("c_ptrs", ([0x1000], [4096, 9], [1.0, 1.0])), ("c_rows", ([0, 0], [1], [1.0, 1.0])),
+                       ("alphas", ([0, 0], [1, 1], [1.0, 1.0, 1.0]))):
+        with pytest.raises(ValueError, match=name):
+            GC.build_table(geo, *args)
     # the kernel: v4 {unit_start, tile_start, k_stages, n_tiles} at +0, m at +16, n at +20, alpha at +24, c, c_row at +32
     assert PTX.count("ld.global.nc.v4.u32 {%gu0, %gt0, %KB, %ntiles}, [%pw];") == 4
     assert PTX.count("ld.global.nc.u32 %m, [%pw+16];") == 3  # consumers (2), A16 producer
@@ -324,7 +330,7 @@ def test_c_map_rules_and_the_table_flag():
     assert not GC.c_tma_ok(0x1000, 2**39)     # pitch past 2^40 bytes
     geo = GC.cluster_geometry([(80, 4096, 7168), (300, 520, 640)], 66)
     t = GC.build_table(geo, [0x1000, 0x2000], [4096, 520], [1.0, 1.0], [True, False])
-    assert list(t[:2, 7]) == [1, 0] and t[2, 7] == 0
+    assert list(t[:2, 7]) == [0, 1] and t[2, 7] == 0  # launch order: the 300-row group (no map) first
     assert list(GC.build_table(geo, [0x1000, 0x2000], [4096, 520], [1.0, 1.0])[:2, 7]) == [0, 0]
     with pytest.raises(ValueError, match="c_maps"):
         GC.build_table(geo, [0x1000, 0x2000], [4096, 520], [1.0, 1.0], [True])
@@ -380,26 +386,85 @@ def test_runs_cover_every_unit_once_with_short_chains(shapes, clusters):
         assert counts.max() <= GC.MAX_CHAIN_UNITS
 
 
-def test_schedule_costs_charge_the_epilogue_to_each_tiles_first_unit():
-    # group 0: 2 cluster tiles x 4 k stages at N = 96; group 1: one tile of 200 rows (N = 224) x 2 stages
+def test_schedule_costs_charge_the_epilogue_to_each_tiles_last_unit():
+    # launch order: the 200-row group first, one tile (N = 224) x 2 stages; then the 80-row group, 2 cluster
+    # tiles x 4 k stages at N = 96
     geo = GC.cluster_geometry([(80, 512, 1024), (200, 256, 512)], 8)
+    assert geo.order == (1, 0) and [(g.m, g.k_stages) for g in geo.groups] == [(200, 2), (80, 4)]
     costs, firsts = GC.schedule_costs(geo.groups, 0.5, 4.0)
     tiles, _ = _unit_tiles(geo)
     np.testing.assert_array_equal(firsts, np.diff(tiles, prepend=-1) != 0)
-    unit = np.array([0.5 + 96 / 256] * 8 + [0.5 + 224 / 256] * 2)
-    np.testing.assert_allclose(costs[~firsts], unit[~firsts])
-    np.testing.assert_allclose(costs[firsts], unit[firsts] + 4.0 * np.array([96, 96, 224]) / 256)
+    lasts = np.diff(tiles, append=-1) != 0
+    unit = np.array([0.5 + 224 / 256] * 2 + [0.5 + 96 / 256] * 8)
+    np.testing.assert_allclose(costs[~lasts], unit[~lasts])
+    np.testing.assert_allclose(costs[lasts], unit[lasts] + 4.0 * np.array([224, 96, 96]) / 256)
     np.testing.assert_allclose(GC.schedule_costs(geo.groups, 0.5, 0.0)[0], unit)
 
 
-@pytest.mark.parametrize("shapes", COMPETITION)
-def test_runs_are_balanced_by_cost(shapes):
-    geo = GC.cluster_geometry(shapes, 66)
-    costs, _ = GC.schedule_costs(geo.groups)
+def test_launch_order_runs_the_most_rows_first_and_keeps_ties_in_the_callers_order():
+    assert GC.launch_order([(80, 1, 1), (300, 1, 1), (80, 1, 1), (257, 1, 1), (1, 1, 1)]) == (1, 3, 0, 2, 4)
+    geo = GC.cluster_geometry([(80, 4096, 7168), (300, 520, 640), (80, 64, 256)], 66)
+    assert geo.order == (1, 0, 2) and [geo.slot(i) for i in range(3)] == [1, 0, 2]
+    assert [g.m for g in geo.groups] == [300, 80, 80] and [g.n for g in geo.groups] == [520, 4096, 64]
+    # unit and tile offsets follow the launch order
+    assert [g.unit_start for g in geo.groups] == [0, geo.groups[0].units, geo.groups[0].units + geo.groups[1].units]
+
+
+def _best_cap(costs, firsts, runs, split):
+    """The smallest achievable costliest run, by dynamic programming over every cut (small problems only)."""
+    U = len(costs)
     cum = np.concatenate(([0.0], np.cumsum(costs)))
-    run_cost = np.diff(cum[np.array(geo.starts)])
-    assert geo.clusters == 66
-    assert run_cost.max() - run_cost.mean() <= costs.max()  # within one unit of the ideal split
+    aligned = [True] + [bool(firsts[b]) for b in range(1, U)] + [True]
+    pen = [0.0 if a else split for a in aligned]
+    best = [[np.inf] * (U + 1) for _ in range(runs + 1)]  # best[r][b]: units 0..b-1 in r runs
+    best[0][0] = 0.0
+    for r in range(1, runs + 1):
+        for b in range(1, U + 1):
+            best[r][b] = min(max(best[r - 1][a], cum[b] - cum[a] + pen[a] + pen[b]) for a in range(b))
+    return min(best[r][U] for r in range(1, runs + 1))
+
+
+def _run_costs(starts, costs, firsts, split):
+    cum = np.concatenate(([0.0], np.cumsum(costs)))
+    U = len(costs)
+    pen = lambda b: 0.0 if b in (0, U) or firsts[b] else split  # noqa: E731
+    return [cum[b] - cum[a] + pen(a) + pen(b) for a, b in zip(starts[:-1], starts[1:])]
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_cut_runs_finds_the_cheapest_costliest_run(seed):
+    """Against a dynamic program over every cut: the greedy cut under the binary-searched cap is optimal."""
+    rng = np.random.default_rng(seed)
+    tiles = rng.integers(1, 6, size=rng.integers(2, 9))           # units per tile
+    costs = np.concatenate([np.full(k, rng.uniform(0.5, 2.0)) for k in tiles])
+    firsts = np.concatenate([[True] + [False] * (k - 1) for k in tiles])
+    runs, split = int(rng.integers(1, 7)), float(rng.choice([0.0, 0.7, 2.5, 100.0]))
+    starts = GC.cut_runs(costs, firsts, runs, split)
+    assert starts[0] == 0 and starts[-1] == len(costs) and len(starts) - 1 <= runs
+    assert max(_run_costs(starts, costs, firsts, split)) == pytest.approx(_best_cap(costs, firsts, runs, split),
+                                                                          rel=1e-7, abs=1e-7)
+
+
+def test_cut_runs_splits_a_tile_only_when_that_pays():
+    # four tiles of 4 units of cost 1 over two runs: the tile boundary in the middle is the cheapest cut
+    costs, firsts = np.ones(16), np.tile([True, False, False, False], 4)
+    assert GC.cut_runs(costs, firsts, 2, 2.5) == [0, 8, 16]
+    # three tiles over two runs: a whole-tile cut costs 8 against 6 + 2 * split for the even split
+    costs, firsts = np.ones(12), np.tile([True, False, False, False], 3)
+    assert GC.cut_runs(costs, firsts, 2, 2.5) in ([0, 4, 12], [0, 8, 12])
+    assert GC.cut_runs(costs, firsts, 2, 0.5) == [0, 6, 12]
+    with pytest.raises(ValueError, match="runs"):
+        GC.cut_runs(costs, firsts, 0)
+
+
+@pytest.mark.parametrize("shapes", COMPETITION)
+def test_competition_runs_cost_at_most_the_balanced_cut_plus_one_split(shapes):
+    """The model's costliest run is never more than one split end above an even share of the total."""
+    geo = GC.cluster_geometry(shapes, 66)
+    costs, firsts = GC.schedule_costs(geo.groups)
+    run_cost = _run_costs(list(geo.starts), costs, firsts, GC.SPLIT_COST)
+    assert geo.clusters <= 66
+    assert max(run_cost) <= costs.sum() / 66 + costs.max() + 2 * GC.SPLIT_COST
 
 
 @pytest.mark.parametrize("shapes", CASES)
@@ -564,6 +629,36 @@ def test_alphas_scale_each_group():
     assert all(r.ok for r in results), [r.report() for r in results]
     with pytest.raises(ValueError, match="2\\^28"):
         plan([tuple(g) for g in _run(RAGGED[:3], "wide")[2]], alphas=[1.0, 1.0, 2.0**110])
+
+
+@pytest.mark.gpu
+@requires_gpu
+@pytest.mark.parametrize("clusters", [None, 300])
+def test_each_group_gets_its_own_result_in_any_caller_order(clusters):
+    """The kernel runs the groups most rows first (launch_order), so its table rows and map slots are permuted.
+    The same four groups given in two orders: every c holds its own group's product times its own alpha, bit for
+    bit the same in both calls, and passes the reference.  Two of the c's have TMA maps and two (rows of 14 and
+    2 * 129 bytes) take the copy-out, so the per-group map flag is permuted too; split tiles with clusters=300."""
+    from nvfp4rt import data, reference
+    from test_grouped_gemm import _device_groups
+
+    shapes = [(17, 520, 640), (300, 7, 1088), (129, 264, 512), (64, 129, 256)]
+    alphas = [0.5, -2.0, 1.0, 0.25]
+    d = data.grouped_gemm_data(shapes, seed=None, distribution="wide")
+    refs = reference.grouped_gemm_ref(d.groups)
+    groups = _device_groups(d)
+    outs = []
+    for order in ([0, 1, 2, 3], [3, 2, 1, 0]):
+        plan = GC.GroupedGemmClusterPlan([shapes[i] for i in order], clusters=clusters)
+        assert plan.geometry.order != tuple(range(4))
+        for g in groups:
+            g[4].fill(np.nan)
+        plan([tuple(groups[i]) for i in order], alphas=[alphas[i] for i in order])
+        outs.append([g[4].numpy().copy() for g in groups])
+    for i, (a, b) in enumerate(zip(*outs)):
+        assert np.array_equal(a.view(np.uint16), b.view(np.uint16)), f"group {i}: the two caller orders differ"
+        res = reference.check(a.transpose(1, 2, 0), refs[i] * np.float32(alphas[i]))
+        assert res.ok, f"clusters={clusters} group {i} {shapes[i]}: {res.report()}"
 
 
 @pytest.mark.gpu

@@ -127,12 +127,13 @@ HEADER = f"""\
 //   Group g: m_tiles = ceil(m_g/{TILE_M}), cluster tiles along n: n_tiles = ceil(n_g/({TILE_N}*CLUSTER)), rank r
 //   of a cluster taking B rows (CLUSTER*nt + r)*{TILE_N}..; k_stages = ceil(k_g/256).  A unit is one k256
 //   stage of one cluster tile; within a group tiles are m-tile major (n fastest) and units tile-major (k
-//   fastest); groups follow each other, so the units form one flat list.  Cluster q takes units
-//   [starts[q], starts[q+1]) (p_starts): the host cuts the list where the running cost (a unit costs
-//   about DECODE + N/256, nvfp4rt.ops.grouped_gemm_cluster) crosses q/Q of the total, so clusters
-//   holding N = 256 tiles get fewer units than clusters holding N = 64 ones, and no run sums more
-//   than 8192 k inside one tile.  Per unit and warpgroup: 4 k64 sub-steps x 2 pieces of k32 x 2
-//   wgmma m64nNk16.
+//   fastest); groups follow each other in the host's launch order (most rows first), so the units form
+//   one flat list.  Cluster q takes units [starts[q], starts[q+1]) (p_starts): the host cuts the list so
+//   that the costliest run is as cheap as its cost model allows (a unit about DECODE + N/256, a tile's
+//   epilogue, a run end inside a tile; nvfp4rt.ops.grouped_gemm_cluster.cut_runs), so clusters holding
+//   N = 256 tiles get fewer units than clusters holding N = 64 ones, a cut falls inside a tile only where
+//   that pays, and no run sums more than 8192 k inside one tile.  Per unit and warpgroup: 4 k64
+//   sub-steps x 2 pieces of k32 x 2 wgmma m64nNk16.
 //
 // THE PROBLEM TABLE (device memory, written by the host, G + 1 entries of {TABLE_ENTRY} bytes)
 //   u32[0] unit_start   first unit of the group in the launch-wide order

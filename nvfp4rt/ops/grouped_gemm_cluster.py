@@ -31,7 +31,8 @@ from .grouped_gemm import GroupedOperands, K_MULTIPLE, MAX_GROUPS, STAGE_K, alph
 
 __all__ = ["GroupedGemmClusterPlan", "GroupedClusterGeometry", "ClusterGroup", "cluster_geometry", "build_table",
            "c_tma_ok", "unit_cost", "supports", "cluster_units", "shared_bytes", "kernel_constants", "TILE_M", "TILE_N",
-           "TOKEN_STEP", "CLUSTER_SIZES", "A_BUFS_CHOICES", "DECODE_COST", "EPILOGUE_COST", "schedule_costs"]
+           "TOKEN_STEP", "CLUSTER_SIZES", "A_BUFS_CHOICES", "DECODE_COST", "EPILOGUE_COST", "SPLIT_COST",
+           "schedule_costs", "cut_runs", "launch_order"]
 
 _KERNEL_FILE = "grouped_gemm_nvfp4_wgmma_cluster.ptx"
 _ENTRY = "nvfp4_grouped_gemm_wgmma_cluster"
@@ -61,17 +62,20 @@ C_BOX = (64, 64)
 MAX_CHAIN_UNITS = 32
 #: alphas are passed times 2^28 (operands carry 2^-14 each)
 _ALPHA_SCALE = 2.0**28
-#: A unit's cost in units of an m64n256 unit's tensor work is DECODE_COST + N/256: the B decode, the
-#: pipeline's latency and the issue that do not shrink with N.
-DECODE_COST = 0.8
-#: A tile's epilogue (partials, reduction, fp16 store), in the same units: EPILOGUE_COST * N/256, charged to
-#: the tile's first unit (its head runs the reduction and the store).  Both fitted on competition cases 1
-#: and 2 (docs/grouped_gemm.md, "The schedule's costs on the H100"): (0.8, 4) against the earlier (0.5, 0)
-#: gave 152.2 / 90.4 against 155.6 / 91.2 us on the H100 and 145.8 / 88.5 against 144.7 / 88.7 on the H200.
-#: Refitted in session 30, after sessions 26-30 made the units (and the hand-off) cheaper, so that a tile's epilogue
-#: weighs more against them: on case 2 (H100, docs/device-logs/2026-11-22-session30/17-18) EPILOGUE_COST 5-8 ran
-#: 79.1-80.6 us against 80.5-81.7 with 4; 6 is the middle of that range.  Not re-measured on the H200.
-EPILOGUE_COST = 6.0
+#: The schedule's cost model, in units of an m64n256 unit's tensor work (host only):
+#: - a k256 unit of a tile of N tokens costs DECODE_COST + N/256 (the B decode, the pipeline's latency and the issue
+#:   do not shrink with N);
+#: - a tile's epilogue (staging and store) costs EPILOGUE_COST * N/256 more, charged to the tile's last unit;
+#: - a run that starts or ends inside a tile costs SPLIT_COST more per such end (the partial it writes or the
+#:   reduction it waits for and runs).
+#: The runs are cut to minimise the costliest one (:func:`cut_runs`), so a cut lands on a tile boundary unless
+#: splitting the tile saves more than SPLIT_COST.  Fitted on the H100 in session 34 (docs/grouped_gemm.md, "Session
+#: 34"): against session 30's balanced stream-K cut (0.8 per unit, 6 * N/256 on a tile's first unit, cuts anywhere),
+#: with the groups launched in :func:`launch_order`, competition case 2 ran 75.0 against 79.1 us, and every other problem
+#: measured ran 3-12% faster (docs/device-logs/2026-11-27-session34/09).
+DECODE_COST = 0.6
+EPILOGUE_COST = 1.0
+SPLIT_COST = 2.5
 
 
 def shared_bytes(num_stages: int, a_bufs: int) -> int:
@@ -125,8 +129,8 @@ class ClusterGroup:
 
 @dataclass(frozen=True)
 class GroupedClusterGeometry:
-    """The launch-wide schedule: groups one after the other, units tile-major (k fastest) in a group,
-    cluster q running units ``[starts[q], starts[q+1])``."""
+    """The launch-wide schedule: groups one after the other in launch order (``groups[j]`` is the caller's group
+    ``order[j]``), units tile-major (k fastest) in a group, cluster q running units ``[starts[q], starts[q+1])``."""
 
     groups: tuple
     cluster: int
@@ -135,6 +139,11 @@ class GroupedClusterGeometry:
     starts: tuple
     num_stages: int
     a_bufs: int
+    order: tuple
+
+    def slot(self, group: int) -> int:
+        """The launch position (table entry, map slot) of the caller's group ``group``."""
+        return self.order.index(group)
 
     @property
     def clusters(self) -> int:
@@ -190,22 +199,58 @@ class GroupedClusterGeometry:
         return sum(1 for t in range(self.tiles) if len(self.tile_contributors(t)) > 1)
 
 
-def _balanced_starts(unit_costs: np.ndarray, tile_of_unit_first: np.ndarray, clusters: int) -> list:
-    """Cut units into ``clusters`` runs of near-equal cost, then split any run that would sum more than
-    MAX_CHAIN_UNITS units inside one tile (``tile_of_unit_first[u]``: u starts a tile)."""
-    total = float(unit_costs.sum())
-    cum = np.concatenate(([0.0], np.cumsum(unit_costs)))
-    targets = total * np.arange(1, clusters) / clusters
-    cuts = np.searchsorted(cum, targets, side="left")  # first boundary whose cost reaches the target
-    # round to the nearer boundary
-    lower = np.maximum(cuts - 1, 0)
-    nearer = np.where(np.abs(cum[lower] - targets) <= np.abs(cum[np.minimum(cuts, len(cum) - 1)] - targets),
-                      lower, cuts)
-    units = len(unit_costs)
-    starts = sorted({0, *[int(c) for c in nearer if 0 < c < units]})
-    starts.append(units)
+def launch_order(shapes) -> tuple:
+    """The order the kernel runs the groups in: most rows first, ties in the caller's order.  Session 34 measured
+    this order 1.5-2 us faster than the given one on competition case 2 under either run cut (docs/grouped_gemm.md,
+    "Session 34"); the caller's own order does not matter to the results, which land in each group's c."""
+    return tuple(sorted(range(len(shapes)), key=lambda i: -int(shapes[i][0])))
+
+
+def cut_runs(unit_costs: np.ndarray, tile_first: np.ndarray, runs: int, split_cost: float = SPLIT_COST) -> list:
+    """Cut units ``0..U-1`` (in launch order; ``tile_first[u]``: unit u starts a tile) into at most ``runs``
+    contiguous runs whose costliest one is as cheap as the model allows: a run costs its units plus ``split_cost``
+    for each end that falls inside a tile.  A binary search on that cap, each step cutting greedily (every run as
+    long as the cap allows, so the fewest runs for the cap); then any run that would sum more than MAX_CHAIN_UNITS
+    units of one tile is split further (the kernel's fp32 chain limit; those extra runs lengthen the grid).
+    Returns ``starts``: run q covers units ``[starts[q], starts[q+1])``."""
+    costs = np.asarray(unit_costs, dtype=np.float64)
+    units = len(costs)
+    runs = positive_int("runs", runs)
+    cum = np.concatenate(([0.0], np.cumsum(costs)))
+    aligned = np.ones(units + 1, dtype=bool)  # boundary b lies between tiles
+    aligned[1:units] = np.asarray(tile_first, dtype=bool)[1:units]
+    al_idx = np.flatnonzero(aligned)
+    al_cum = cum[al_idx]
+
+    def cut(cap: float) -> list:
+        # A run from boundary a may reach a tile boundary b with cum[b] <= reach(a), or any boundary with
+        # cum[b] <= reach(a) - split_cost, where reach(a) = cum[a] + cap - (split_cost if a is inside a tile).  So
+        # where a run ends matters only through cum[b] - (split_cost if b is inside a tile): each run ends where
+        # that is largest, which leaves the next run the most room (and makes the greedy cut optimal for the cap).
+        starts, a = [0], 0
+        while a < units:
+            room = cum[a] + cap - (0.0 if aligned[a] else split_cost)
+            j = int(np.searchsorted(al_cum, room, side="right")) - 1
+            b_al = int(al_idx[j]) if j >= 0 else a
+            b_in = int(np.searchsorted(cum, room - split_cost, side="right")) - 1
+            b = b_in if b_in > b_al and cum[b_in] - split_cost > cum[b_al] else b_al
+            if b <= a:
+                return None  # no run from a fits the cap
+            starts.append(b)
+            a = b
+        return starts
+
+    lo, hi = 0.0, float(cum[-1]) + 2.0 * split_cost  # one run over everything fits hi
+    for _ in range(40):
+        mid = 0.5 * (lo + hi)
+        st = cut(mid)
+        if st is not None and len(st) - 1 <= runs:
+            hi = mid
+        else:
+            lo = mid
+    starts = cut(hi)
     # no accumulation chain longer than MAX_CHAIN_UNITS inside one tile
-    tile_bounds = np.flatnonzero(tile_of_unit_first).tolist() + [units]
+    tile_bounds = al_idx.tolist()
     out = []
     for a, b in zip(starts[:-1], starts[1:]):
         u = a
@@ -226,12 +271,12 @@ def _balanced_starts(unit_costs: np.ndarray, tile_of_unit_first: np.ndarray, clu
 
 def schedule_costs(groups, decode_cost: float = DECODE_COST, epilogue_cost: float = EPILOGUE_COST) -> tuple:
     """(cost, starts-a-tile) of every unit in launch order, the schedule's model: DECODE_COST + N/256 per unit,
-    plus EPILOGUE_COST * N/256 on each tile's first unit."""
+    plus EPILOGUE_COST * N/256 on each tile's last unit."""
     costs, firsts = [], []
     for g in groups:
         for mt in range(g.m_tiles):
             c = np.full(g.k_stages, unit_cost(g.rows(mt), decode_cost))
-            c[0] += epilogue_cost * tokens(g.rows(mt)) / TILE_M
+            c[-1] += epilogue_cost * tokens(g.rows(mt)) / TILE_M
             first = np.zeros(g.k_stages, dtype=bool)
             first[0] = True
             costs.append(np.tile(c, g.n_tiles))
@@ -241,8 +286,10 @@ def schedule_costs(groups, decode_cost: float = DECODE_COST, epilogue_cost: floa
 
 def cluster_geometry(shapes, max_clusters: int, *, cluster: int = DEFAULT_CLUSTER, stages: int | None = None,
                      a_bufs: int | None = None, decode_cost: float = DECODE_COST,
-                     epilogue_cost: float = EPILOGUE_COST) -> GroupedClusterGeometry:
-    """The schedule (pure): ``shapes`` a list of (m, n, k); ``max_clusters`` clusters the GPU runs at once."""
+                     epilogue_cost: float = EPILOGUE_COST, split_cost: float = SPLIT_COST) -> GroupedClusterGeometry:
+    """The schedule (pure): ``shapes`` a list of (m, n, k) in the caller's order; ``max_clusters`` clusters the GPU
+    runs at once.  The groups are laid out in :func:`launch_order` and the runs cut by :func:`cut_runs` under the
+    cost model (DECODE_COST, EPILOGUE_COST, SPLIT_COST)."""
     shapes = list(shapes)
     if not shapes:
         raise ValueError("need at least one group")
@@ -257,13 +304,18 @@ def cluster_geometry(shapes, max_clusters: int, *, cluster: int = DEFAULT_CLUSTE
     ab = _DEFAULT_A_BUFS if a_bufs is None else a_bufs
     if isinstance(ab, bool) or ab not in A_BUFS_CHOICES:
         raise ValueError(f"a_bufs must be one of {A_BUFS_CHOICES}, got {a_bufs!r}")
-    groups, unit, tile = [], 0, 0
-    for i, shp in enumerate(shapes):
+    checked = []
+    for i, shp in enumerate(shapes):  # in the caller's order, so that a message names the caller's group
         if not isinstance(shp, (tuple, list)) or len(shp) != 3:
             raise ValueError(f"group {i}: expected (m, n, k), got {shp!r}")
         m, n, k = (positive_int(f"group {i}: {nm}", v) for nm, v in zip("mnk", shp))
         if k % K_MULTIPLE:
             raise ValueError(f"group {i}: k must be a multiple of {K_MULTIPLE}, got {k}")
+        checked.append((m, n, k))
+    order = launch_order(checked)
+    groups, unit, tile = [], 0, 0
+    for i in order:
+        m, n, k = checked[i]
         g = ClusterGroup(m, n, k, -(-m // TILE_M), -(-n // (TILE_N * cluster)), -(-k // STAGE_K), unit, tile)
         groups.append(g)
         unit += g.units
@@ -271,20 +323,25 @@ def cluster_geometry(shapes, max_clusters: int, *, cluster: int = DEFAULT_CLUSTE
     if unit * cluster >= 2**31 or tile * cluster >= 2**31:
         raise ValueError(f"problem too large: {unit} units do not fit the kernel's 32-bit indices")
     costs, firsts = schedule_costs(groups, decode_cost, epilogue_cost)
-    starts = _balanced_starts(costs, firsts, min(max_clusters, unit))
-    return GroupedClusterGeometry(tuple(groups), int(cluster), unit, tile, tuple(starts), s, int(ab))
+    starts = cut_runs(costs, firsts, min(max_clusters, unit), split_cost)
+    return GroupedClusterGeometry(tuple(groups), int(cluster), unit, tile, tuple(starts), s, int(ab), order)
 
 
 def build_table(geo: GroupedClusterGeometry, c_ptrs, c_rows, alphas, c_maps=None) -> np.ndarray:
-    """The device problem table, (G + 1) entries of 64 bytes (layout in the PTX header); alphas as passed
-    to the kernel (already times 2^28); ``c_maps[i]`` true where group i's c has a TMA map (u32[7]: the epilogue
-    stores it by TMA; default: none has)."""
+    """The device problem table, (G + 1) entries of 64 bytes (layout in the PTX header), entry j for the group
+    launched j-th (``geo.order[j]``).  ``c_ptrs``, ``c_rows``, ``alphas`` and ``c_maps`` are in the caller's group
+    order; alphas as passed to the kernel (already times 2^28); ``c_maps[i]`` true where group i's c has a TMA map
+    (u32[7]: the epilogue stores it by TMA; default: none has)."""
+    G = len(geo.groups)
+    for name, v in (("c_ptrs", c_ptrs), ("c_rows", c_rows), ("alphas", alphas)) + ((("c_maps", c_maps),)
+                                                                                     if c_maps is not None else ()):
+        if len(v) != G:
+            raise ValueError(f"{name} has {len(v)} entries for {G} groups")
     words = [(g.unit_start, g.tile_start, g.k_stages, g.n_tiles, g.m, g.n) for g in geo.groups]
-    t = pack_table(words, geo.units, c_ptrs, c_rows, alphas)
+    t = pack_table(words, geo.units, [c_ptrs[i] for i in geo.order], [c_rows[i] for i in geo.order],
+                   [alphas[i] for i in geo.order])
     if c_maps is not None:
-        if len(c_maps) != len(geo.groups):
-            raise ValueError(f"c_maps has {len(c_maps)} entries for {len(geo.groups)} groups")
-        t[:len(c_maps), 7] = [1 if ok else 0 for ok in c_maps]
+        t[:G, 7] = [1 if c_maps[i] else 0 for i in geo.order]
     return t
 
 
@@ -330,7 +387,8 @@ class GroupedGemmClusterPlan(GroupedOperands):
     """A grouped GEMM of fixed shapes and layouts: A decoded once per call, 256-row tiles shared by a cluster.
 
     ``GroupedGemmClusterPlan(shapes, layouts=None, *, device=None, cluster=2, stages=None, a_bufs=None,
-    decode_cost=DECODE_COST, epilogue_cost=EPILOGUE_COST, clusters=None, head_check=True, head_wait=32768)``; ``plan(groups, alphas=None, stream=None)`` with ``groups`` a list of
+    decode_cost=DECODE_COST, epilogue_cost=EPILOGUE_COST, split_cost=SPLIT_COST, clusters=None, head_check=True,
+    head_wait=32768)``; ``plan(groups, alphas=None, stream=None)`` with ``groups`` a list of
     ``(a, b, sfa, sfb, c)`` as for :class:`nvfp4rt.ops.grouped_gemm.GroupedGemmPlan`.  ``clusters`` sets how
     many unit runs the schedule cuts (default: the clusters the GPU holds at once; more makes more split
     tiles, fewer makes longer runs: tests use both).  An alpha whose
@@ -343,8 +401,8 @@ class GroupedGemmClusterPlan(GroupedOperands):
 
     def __init__(self, shapes, layouts=None, *, device=None, cluster: int = DEFAULT_CLUSTER,
                  stages: int | None = None, a_bufs: int | None = None, decode_cost: float = DECODE_COST,
-                 epilogue_cost: float = EPILOGUE_COST, clusters: int | None = None, head_check: bool = True,
-                 head_wait: int = DEFAULT_HEAD_WAIT):
+                 epilogue_cost: float = EPILOGUE_COST, split_cost: float = SPLIT_COST, clusters: int | None = None,
+                 head_check: bool = True, head_wait: int = DEFAULT_HEAD_WAIT):
         probe = None
 
         def check(s):
@@ -364,8 +422,9 @@ class GroupedGemmClusterPlan(GroupedOperands):
         self.max_clusters = _max_active_clusters(self.kernel, probe.cluster, _THREADS, probe.shared_mem,
                                                  props.sm_count)
         runs = self.max_clusters if clusters is None else positive_int("clusters", clusters)
-        self.geometry = g = cluster_geometry(shapes, runs, cluster=cluster, stages=stages,
-                                             a_bufs=a_bufs, decode_cost=decode_cost, epilogue_cost=epilogue_cost)
+        self.geometry = g = cluster_geometry(shapes, runs, cluster=cluster, stages=stages, a_bufs=a_bufs,
+                                             decode_cost=decode_cost, epilogue_cost=epilogue_cost,
+                                             split_cost=split_cost)
         self.shared_mem = g.shared_mem
 
         from ..memory import DeviceAllocation
@@ -415,7 +474,7 @@ class GroupedGemmClusterPlan(GroupedOperands):
             for i, p in enumerate(ptrs):
                 maps = [self._a16_maps[i], self._map(i, "b", p[1], False), self._scale_map(i, "sfb", p[3], handle)]
                 c_map = self._map(i, "c", p[4], False, dtype="float16").bytes if c_maps[i] else bytes(128)
-                off = i * TMAPS_PER_GROUP_BYTES
+                off = self.geometry.slot(i) * TMAPS_PER_GROUP_BYTES
                 self._host_maps[off:off + TMAPS_PER_GROUP_BYTES] = np.frombuffer(
                     b"".join(tm.bytes for tm in maps) + c_map, dtype=np.uint8)
             if key != self._uploaded_key:
