@@ -6,9 +6,10 @@ CPU part:
   changed; the consumers dispatch a tile of r rows to N = 32*ceil(r/32);
 * the problem table and the grouped decode table: the byte offsets the PTX reads are where the host
   writes them; the tensor-map buffer order;
-* the schedule: the balanced unit runs cover every unit once, no run sums more than 8192 k inside one
-  tile, runs are balanced by cost; a replay of the kernel's segments, contributor table and workspace
-  slots (distinct, slot 0 for a run's first tile);
+* the schedule: the launch order (most rows first) and the table rows that follow it; the unit runs cover
+  every unit once, no run sums more than 8192 k inside one tile; the run cut's costliest run equals a
+  dynamic program's optimum, and a tile is split only where that pays; a replay of the kernel's segments,
+  contributor table and workspace slots (distinct, slot 0 for a run's first tile);
 * the epilogue's 32-row block guards and the grouped decode's item walk;
 * the TMA-store epilogue: every accumulator's offset in its box against TMA's 128B swizzle, no bank
   conflicts, the order of waits, barriers, fences and stores in the text, a replay of the two boxes'
@@ -17,8 +18,8 @@ CPU part:
 
 GPU part (``@pytest.mark.gpu``): the competition cases and ragged groups, both distributions,
 NaN-poisoned outputs, forced splits and long runs, every cluster size and buffer count, determinism,
-the map/table cache, the public API's choice of kernel, and the TMA stores against the copy-out (same
-bits, nothing written outside c).
+the map/table cache, the public API's choice of kernel, the TMA stores against the copy-out (same
+bits, nothing written outside c), and the same bits per group whatever order the caller gives the groups in.
 """
 from __future__ import annotations
 

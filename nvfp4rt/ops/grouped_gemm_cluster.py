@@ -8,12 +8,13 @@ Two launches per call, on one stream:
    whose header has the design), launched with programmatic dependent launch: CTA tiles of up to 256
    A rows x 128 B rows, clusters of 2 CTAs along n sharing every A16 load by multicast, the unit loop
    run with m64nNk16 for the smallest N (a multiple of 32) that covers the tile's rows, a
-   stream-K schedule whose per-cluster unit ranges the host balances by cost, and an epilogue that stores
+   stream-K schedule whose per-cluster unit ranges the host cuts by cost (groups most rows first, cuts on
+   tile boundaries unless splitting a tile pays: :func:`cut_runs`), and an epilogue that stores
    each warpgroup's fp16 box by TMA where c's base and row pitch allow a tensor map (:func:`c_tma_ok`).
 
 :class:`GroupedGemmClusterPlan` has the call signature of
 :class:`nvfp4rt.ops.grouped_gemm.GroupedGemmPlan`.  Pure helpers (no GPU): :func:`cluster_geometry`
-(the schedule), :func:`build_table`, :func:`unit_cost`, :func:`c_tma_ok`.
+(the schedule), :func:`launch_order`, :func:`cut_runs`, :func:`build_table`, :func:`unit_cost`, :func:`c_tma_ok`.
 """
 from __future__ import annotations
 
