@@ -411,6 +411,17 @@ def test_launch_order_runs_the_most_rows_first_and_keeps_ties_in_the_callers_ord
     assert [g.unit_start for g in geo.groups] == [0, geo.groups[0].units, geo.groups[0].units + geo.groups[1].units]
 
 
+def test_schedule_of_the_most_groups_a_launch_takes():
+    """MAX_GROUPS ragged groups: the launch order is a permutation with slot() its inverse, and the runs cover every
+    unit (the cut stays linear in the runs, so this takes well under a second)."""
+    shapes = [(1 + (37 * i) % 500, 512, 256) for i in range(GC.MAX_GROUPS)]
+    geo = GC.cluster_geometry(shapes, 66)
+    assert sorted(geo.order) == list(range(GC.MAX_GROUPS))
+    assert all(geo.order[geo.slot(i)] == i for i in range(GC.MAX_GROUPS))
+    assert [g.m for g in geo.groups] == sorted((m for m, _, _ in shapes), reverse=True)
+    assert geo.starts[0] == 0 and geo.starts[-1] == geo.units and geo.clusters == 66
+
+
 def _best_cap(costs, firsts, runs, split):
     """The smallest achievable costliest run, by dynamic programming over every cut (small problems only)."""
     U = len(costs)

@@ -144,7 +144,7 @@ class GroupedClusterGeometry:
 
     def slot(self, group: int) -> int:
         """The launch position (table entry, map slot) of the caller's group ``group``."""
-        return self.order.index(group)
+        return _inverse(self.order)[group]
 
     @property
     def clusters(self) -> int:
@@ -200,6 +200,14 @@ class GroupedClusterGeometry:
         return sum(1 for t in range(self.tiles) if len(self.tile_contributors(t)) > 1)
 
 
+@lru_cache(maxsize=64)
+def _inverse(order: tuple) -> tuple:
+    inv = [0] * len(order)
+    for j, i in enumerate(order):
+        inv[i] = j
+    return tuple(inv)
+
+
 def launch_order(shapes) -> tuple:
     """The order the kernel runs the groups in: most rows first, ties in the caller's order.  Session 34 measured
     this order 1.5-2 us faster than the given one on competition case 2 under either run cut (docs/grouped_gemm.md,
@@ -223,7 +231,7 @@ def cut_runs(unit_costs: np.ndarray, tile_first: np.ndarray, runs: int, split_co
     al_idx = np.flatnonzero(aligned)
     al_cum = cum[al_idx]
 
-    def cut(cap: float) -> list:
+    def cut(cap: float) -> list | None:
         # A run from boundary a may reach a tile boundary b with cum[b] <= reach(a), or any boundary with
         # cum[b] <= reach(a) - split_cost, where reach(a) = cum[a] + cap - (split_cost if a is inside a tile).  So
         # where a run ends matters only through cum[b] - (split_cost if b is inside a tile): each run ends where
@@ -235,8 +243,8 @@ def cut_runs(unit_costs: np.ndarray, tile_first: np.ndarray, runs: int, split_co
             b_al = int(al_idx[j]) if j >= 0 else a
             b_in = int(np.searchsorted(cum, room - split_cost, side="right")) - 1
             b = b_in if b_in > b_al and cum[b_in] - split_cost > cum[b_al] else b_al
-            if b <= a:
-                return None  # no run from a fits the cap
+            if b <= a or len(starts) > runs:
+                return None  # no run from a fits the cap, or the cap needs more than `runs` runs
             starts.append(b)
             a = b
         return starts
@@ -244,20 +252,18 @@ def cut_runs(unit_costs: np.ndarray, tile_first: np.ndarray, runs: int, split_co
     lo, hi = 0.0, float(cum[-1]) + 2.0 * split_cost  # one run over everything fits hi
     for _ in range(40):
         mid = 0.5 * (lo + hi)
-        st = cut(mid)
-        if st is not None and len(st) - 1 <= runs:
+        if cut(mid) is not None:
             hi = mid
         else:
             lo = mid
     starts = cut(hi)
     # no accumulation chain longer than MAX_CHAIN_UNITS inside one tile
-    tile_bounds = al_idx.tolist()
     out = []
     for a, b in zip(starts[:-1], starts[1:]):
         u = a
         out.append(u)
         while True:
-            nxt = tile_bounds[int(np.searchsorted(tile_bounds, u, side="right"))]  # end of u's tile
+            nxt = int(al_idx[np.searchsorted(al_idx, u, side="right")])  # end of u's tile
             seg_end = min(nxt, b)
             if seg_end - u > MAX_CHAIN_UNITS:
                 u += MAX_CHAIN_UNITS
