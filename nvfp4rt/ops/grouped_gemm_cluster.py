@@ -72,8 +72,8 @@ _ALPHA_SCALE = 2.0**28
 #: The runs are cut to minimise the costliest one (:func:`cut_runs`), so a cut lands on a tile boundary unless
 #: splitting the tile saves more than SPLIT_COST.  Fitted on the H100 in session 34 (docs/grouped_gemm.md, "Session
 #: 34"): against session 30's balanced stream-K cut (0.8 per unit, 6 * N/256 on a tile's first unit, cuts anywhere),
-#: with the groups launched in :func:`launch_order`, competition case 2 ran 75.0 against 79.1 us, and every other problem
-#: measured ran 3-12% faster (docs/device-logs/2026-11-27-session34/09).
+#: with the groups launched in :func:`launch_order`, competition case 2 ran 75.5-75.8 against 78.4-79.6 us (whole call),
+#: and the six other problems measured ran 4-15% faster (docs/device-logs/2026-11-27-session34/11).
 DECODE_COST = 0.6
 EPILOGUE_COST = 1.0
 SPLIT_COST = 2.5
