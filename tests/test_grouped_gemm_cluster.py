@@ -526,6 +526,10 @@ def test_bad_shapes_and_arguments_raise():
         GC.cluster_geometry([(64, 64, 256)], 66, stages=6)
     with pytest.raises(ValueError, match="max_clusters"):
         GC.cluster_geometry([(64, 64, 256)], 0)
+    for name, bad in (("split_cost", -1.0), ("decode_cost", float("nan")), ("epilogue_cost", "1"),
+                      ("split_cost", float("inf"))):
+        with pytest.raises(ValueError, match=name):
+            GC.cluster_geometry([(64, 64, 256)], 66, **{name: bad})
     assert not GC.supports([(64, 64, 256)], alphas=[2.0**110])
     assert GC.supports([(64, 64, 256)], alphas=[2.0**90]) and GC.supports([(64, 64, 256)])
 

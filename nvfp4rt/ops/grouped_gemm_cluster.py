@@ -311,6 +311,9 @@ def cluster_geometry(shapes, max_clusters: int, *, cluster: int = DEFAULT_CLUSTE
     ab = _DEFAULT_A_BUFS if a_bufs is None else a_bufs
     if isinstance(ab, bool) or ab not in A_BUFS_CHOICES:
         raise ValueError(f"a_bufs must be one of {A_BUFS_CHOICES}, got {a_bufs!r}")
+    for name, v in (("decode_cost", decode_cost), ("epilogue_cost", epilogue_cost), ("split_cost", split_cost)):
+        if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) or not 0 <= v < np.inf:
+            raise ValueError(f"{name} must be a finite number >= 0, got {v!r}")
     checked = []
     for i, shp in enumerate(shapes):  # in the caller's order, so that a message names the caller's group
         if not isinstance(shp, (tuple, list)) or len(shp) != 3:
