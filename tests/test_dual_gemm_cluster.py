@@ -68,13 +68,13 @@ def test_kernel_file_is_ascii_with_a_header():
 
 @pytest.mark.parametrize("cluster", [1, 2, 4])
 def test_partial_resolution_agrees_with_the_renderer(cluster):
-    """Resolving only WG_WAIT (or KS_STREAM, KS_HELP, DUAL) and rendering the rest gives the lines the full renderer
-    gives with WG_WAIT=1 (KS_STREAM=0, KS_HELP=0, DUAL=0)."""
+    """Resolving only WG_WAIT (or KS_STREAM, KS_HELP, DUAL, GROUPED) and rendering the rest gives the lines the full
+    renderer gives with WG_WAIT=1 (KS_STREAM=0, KS_HELP=0, DUAL=0, GROUPED=0)."""
     gen = _generator()
     text = GEMM_KERNEL.read_text()
     region = text[text.index(gen._REGION_START):text.index(gen._REGION_END)]
     consts = {"CLUSTER": cluster, "A_BUFS": 6, "WG_WAIT": 1, "A_UNIT": 0, "STAGE_BYTES": 1, "SFB_OFF": 2,
-              "KS_STREAM": 0, "KS_HELP": 0, "DUAL": 0}
+              "KS_STREAM": 0, "KS_HELP": 0, "DUAL": 0, "GROUPED": 0}
 
     def lines(t):
         return [ln for ln in render(t, "sm_90a", consts).split("\n") if ln.strip()]
@@ -87,6 +87,8 @@ def test_partial_resolution_agrees_with_the_renderer(cluster):
     assert lines(gen.resolve_conditionals(region, "KS_HELP", 1)) != lines(region)
     assert lines(gen.resolve_conditionals(region, "DUAL", 0)) == lines(region)
     assert lines(gen.resolve_conditionals(region, "DUAL", 1)) != lines(region)  # DUAL builds skip the look-ahead
+    assert lines(gen.resolve_conditionals(region, "GROUPED", 0)) == lines(region)
+    assert lines(gen.resolve_conditionals(region, "GROUPED", 1)) != lines(region)  # the m-tile table's row class
 
 
 def test_unit_aligned_ring_follows_the_producers_ring_with_32_kb_buffers():

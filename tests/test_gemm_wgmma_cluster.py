@@ -43,7 +43,9 @@ def _code(text: str) -> list[str]:
 
 
 def _unit_loop(text: str) -> str:
-    return text[text.index("UNIT_LOOP:"):text.index(EPILOGUE)]
+    """The unit loop, without the row-class markers a GROUPED build expands (CL.expand_row_classes)."""
+    loop = text[text.index("UNIT_LOOP:"):text.index(EPILOGUE)]
+    return "\n".join(ln for ln in loop.split("\n") if not ln.startswith("//@ROWS_LOOP"))
 
 
 def _cluster_text(cluster=1, a_bufs=6, wgmma_depth=1) -> str:

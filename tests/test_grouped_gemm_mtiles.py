@@ -2,11 +2,16 @@
 nvfp4rt.ops.grouped_gemm_mtiles).
 
 CPU part:
-* the m tiles cover every group's rows once, 128 at a time, group by group; groups must share n and k;
-* the m-tile table: the byte offsets the PTX reads are where the host writes them, and each entry holds its
-  group's maps, c at the tile's first row, the row stride, the tile's rows, its a16 row and alpha;
-* the schedule: whole tiles where they fit one wave within the slack, else one stream-K wave of clusters of 2;
-* the GROUPED build assembles without spills, and the non-grouped builds read no table;
+* the m tiles cover every group's rows once, in ceil(m / 128) tiles as even as can be, group by group; groups must
+  share n and k;
+* row classes: each tile's rows rounded up to the build's step, at most MAX_ROW_CLASSES per build chosen by cost;
+* the m-tile table: the byte offsets the PTX reads are where the host writes them, and each entry holds its tile's
+  maps, c at the tile's first row, the row stride, the tile's rows, its a16 row, alpha and row class; the words
+  after the entries hold each tile's first and last run and the runs' starts;
+* the schedule: whole tiles where they fit one wave within the slack, else one stream-K wave of clusters of 2 whose
+  runs are cut on the row classes' costs (against every contiguous cut on small problems), chains within the limit;
+* the unit loop written once per row class (labels, wgmma N, accumulators, dispatch); the GROUPED builds assemble
+  without spills or wgmma serialisation with the most row classes, and the non-grouped builds read no table;
 * bad shapes and arguments raise before any GPU work.
 
 GPU part (``@pytest.mark.gpu``): the competition cases and ragged groups sharing n and k, both distributions,
@@ -58,9 +63,53 @@ def test_mtiles_cover_every_groups_rows_once(shapes):
     tiles = GM.mtiles(shapes)
     for g, (m, _, _) in enumerate(shapes):
         mine = [t for t in tiles if t.group == g]
-        assert [t.row0 for t in mine] == list(range(0, m, 128))
+        assert len(mine) == -(-m // 128)
+        assert [t.row0 for t in mine] == [sum(t.rows for t in mine[:j]) for j in range(len(mine))]
         assert sum(t.rows for t in mine) == m and all(1 <= t.rows <= 128 for t in mine)
+        assert max(t.rows for t in mine) - min(t.rows for t in mine) <= 1  # as even as can be, longer ones first
+        assert [t.rows for t in mine] == sorted((t.rows for t in mine), reverse=True)
     assert [t.group for t in tiles] == sorted(t.group for t in tiles)  # group by group
+
+
+def test_competition_tiles_are_cut_evenly():
+    assert [t.rows for t in GM.mtiles(COMPETITION[0])] == [80, 88, 88, 128, 72, 64, 124, 124, 96, 80, 80]
+    assert [t.rows for t in GM.mtiles(COMPETITION[2])] == [96, 96, 107, 107, 106]
+
+
+# ============================================================== row classes
+
+def test_row_class_rounds_up_to_the_clusters_step():
+    assert [CL.row_class(r, 1) for r in (1, 16, 17, 80, 107, 128)] == [16, 16, 32, 80, 112, 128]
+    assert [CL.row_class(r, 2) for r in (1, 72, 88, 124)] == [16, 80, 96, 128]
+    assert [CL.row_class(r, 4) for r in (1, 33, 72, 96)] == [32, 64, 96, 96]
+    for bad in (0, 129):
+        with pytest.raises(ValueError, match="rows"):
+            CL.row_class(bad, 2)
+    with pytest.raises(ValueError, match="cluster"):
+        CL.row_class(64, 3)
+
+
+def test_choose_row_classes_keeps_the_largest_and_the_cheapest_rest():
+    case1 = GM.mtiles(COMPETITION[0])  # needs 128, 96, 80 and 64: 64 -> 80 costs least
+    assert GM.choose_row_classes(case1, 2) == (128, 96, 80)
+    assert GM.tile_row_classes(case1, (128, 96, 80), 2) == (80, 96, 96, 128, 80, 80, 128, 128, 96, 80, 80)
+    assert GM.choose_row_classes(GM.mtiles(COMPETITION[2]), 1) == (112, 96)
+    assert GM.choose_row_classes(GM.mtiles(COMPETITION[3]), 2) == (128,)
+    rng = np.random.default_rng(7)
+    for _ in range(30):  # against every subset, by brute force
+        tiles = GM.mtiles([(int(m), 256, 512) for m in rng.integers(1, 300, size=6)])
+        got = GM.choose_row_classes(tiles, 2)
+        need = sorted({CL.row_class(t.rows, 2) for t in tiles}, reverse=True)
+        assert len(got) <= GM.MAX_ROW_CLASSES and got[0] == need[0] and set(got) <= set(need)
+
+        def cost(cls):
+            return sum(GM.unit_cost(c) for c in GM.tile_row_classes(tiles, cls, 2))
+
+        from itertools import combinations
+        best = min(cost((need[0],) + r) for n in range(GM.MAX_ROW_CLASSES) for r in combinations(need[1:], n))
+        assert cost(got) == pytest.approx(best)
+    with pytest.raises(ValueError, match="no row class"):
+        GM.tile_row_classes(case1, (96, 80), 2)
 
 
 def test_competition_tile_counts():
@@ -104,11 +153,15 @@ def _offsets_read():
 
 
 def test_table_offsets_match_the_kernels_loads():
-    assert _offsets_read() == {"pc": 384, "c_rs": 392, "m": 400, "mrow0": 404, "alpha": 408}
+    assert _offsets_read() == {"pc": 384, "c_rs": 392, "m": 400, "mrow0": 404, "alpha": 408, "arows": 412,
+                               "rnext": 412}
     text = _grouped_text()
     assert text.count(f"mad.wide.u32 %tm_b, %mt, {GM.MTILE_ENTRY_BYTES}, %tm_b;") == 1
     assert text.count(f"mad.wide.u32 %tm_a16, %mt, {GM.MTILE_ENTRY_BYTES}, %tm_a16;") == 1
-    assert text.count(f"mad.wide.u32 %pent, %mt, {GM.MTILE_ENTRY_BYTES}, %pent;") == 1
+    assert text.count(f"mad.wide.u32 %pent, %mt, {GM.MTILE_ENTRY_BYTES}, %pent;") == 3  # rnext twice, the epilogue
+    # the words after the entries: contributors at m_tiles * 448, then the starts at + 8 per cluster tile
+    assert text.count(f"mul.wide.u32 %off64, %mtiles, {GM.MTILE_ENTRY_BYTES};") == 2
+    assert text.count("mul.wide.u32 %off64, %tpb, 8;") == 2
     assert "add.u64 %tm_sfb, %tm_b, 128;" in text and "add.u64 %tm_a16, %tm_a16, 256;" in text
     assert GM.MTILE_ENTRY_BYTES % 64 == 0  # the maps stay 64-byte aligned
 
@@ -116,18 +169,79 @@ def test_table_offsets_match_the_kernels_loads():
 def test_build_mtile_table_fields():
     shapes = [(130, 256, 512), (5, 256, 512)]
     tiles = GM.mtiles(shapes)
-    maps = [(bytes([1]) * 128, bytes([2]) * 128, bytes([3]) * 128), (bytes([4]) * 128, bytes([5]) * 128,
-                                                                     bytes([6]) * 128)]
-    t = GM.build_mtile_table(tiles, maps, [0x10000, 0x90000], [256, 300], [2.0**28, -3.0 * 2**28])
+    maps = [tuple(bytes([3 * e + j]) * 128 for j in range(3)) for e in range(3)]  # one set per tile
+    t = GM.build_mtile_table(tiles, maps, [0x10000, 0x90000], [256, 300], [2.0**28, -3.0 * 2**28], [80, 80, 16])
     assert t.shape == (3, GM.MTILE_ENTRY_BYTES)
-    for e, (g, row0, rows) in enumerate([(0, 0, 128), (0, 128, 2), (1, 0, 5)]):
-        assert bytes(t[e, :384]) == b"".join(maps[g])
+    for e, (g, row0, rows, cls) in enumerate([(0, 0, 65, 80), (0, 65, 65, 80), (1, 0, 5, 16)]):
+        assert bytes(t[e, :384]) == b"".join(maps[e])
         c, rs = t[e, 384:400].view(np.uint64)
         assert c == [0x10000, 0x90000][g] + 2 * row0 * [256, 300][g] and rs == [256, 300][g]
         assert list(t[e, 400:408].view(np.uint32)) == [rows, row0]
         assert t[e, 408:412].view(np.float32)[0] == [2.0**28, -3.0 * 2**28][g]
+        assert t[e, 412:416].view(np.uint32)[0] == cls
+    assert list(GM.build_mtile_table(tiles, maps, [0, 0], [1, 1], [1.0] * 2)[:, 412:416].view(np.uint32).ravel()) \
+        == [128] * 3  # the default class
     with pytest.raises(ValueError, match="three 128-byte"):
-        GM.build_mtile_table(tiles, [(b"x",) * 3] * 2, [0, 0], [1, 1], [1.0, 1.0])
+        GM.build_mtile_table(tiles, [(b"x",) * 3] * 3, [0, 0], [1, 1], [1.0, 1.0])
+    with pytest.raises(ValueError, match="row class 64 must hold its 65 rows"):
+        GM.build_mtile_table(tiles, maps, [0, 0], [1, 1], [1.0, 1.0], [64, 80, 16])
+    with pytest.raises(ValueError, match="one row class per tile"):
+        GM.build_mtile_table(tiles, maps, [0, 0], [1, 1], [1.0, 1.0], [80])
+
+
+def _run_ends(starts):
+    return list(zip(starts[:-1], starts[1:]))
+
+
+def test_unit_starts_uniform_runs_and_whole_tiles():
+    assert GM.unit_starts([128] * 5, 24, 16, 132, units_per_cluster=16) == list(range(0, 5 * 24 * 16 + 1, 16))
+    assert GM.unit_starts([128] * 2, 3, 10, 132, units_per_cluster=7) == list(range(0, 60, 7)) + [60]
+
+
+def test_unit_starts_balance_the_row_classes_costs():
+    tiles = GM.mtiles(COMPETITION[0])
+    classes = GM.tile_row_classes(tiles, GM.choose_row_classes(tiles, 2), 2)
+    starts = GM.unit_starts(classes, 16, 28, 66)
+    assert starts[0] == 0 and starts[-1] == 11 * 16 * 28 and len(starts) - 1 <= 66
+    assert all(a < b for a, b in _run_ends(starts))
+    cost = np.repeat(np.repeat([GM.unit_cost(c) for c in classes], 16), 28)
+    per_run = [cost[a:b].sum() for a, b in _run_ends(starts)]
+    even = cost.sum() / 66
+    assert max(per_run) < 1.05 * even  # an even share of the costs, give or take the ends' model costs
+    # the 128-row tiles get shorter runs than the 80-row ones
+    assert min(b - a for a, b in _run_ends(starts)) < 70 < max(b - a for a, b in _run_ends(starts))
+
+
+def test_unit_starts_match_the_best_contiguous_cut_on_small_problems():
+    rng = np.random.default_rng(3)
+    for _ in range(12):
+        classes = [int(c) for c in rng.choice([32, 64, 96, 128], size=int(rng.integers(1, 4)))]
+        nt, kb, runs = int(rng.integers(1, 3)), int(rng.integers(2, 6)), int(rng.integers(2, 6))
+        starts = GM.unit_starts(classes, nt, kb, runs, split_cost=0.0)
+        units = len(classes) * nt * kb
+        per_tile = np.repeat([GM.unit_cost(c) for c in classes], nt)
+        cost = np.repeat(per_tile, kb)
+        cost[kb - 1::kb] += GM.EPILOGUE_COST * per_tile
+        cum = np.concatenate([[0.0], np.cumsum(cost)])
+        best = {0: 0.0}  # dynamic program: the cheapest costliest run over every cut into at most `runs` runs
+        for _r in range(runs):
+            nxt = dict(best)
+            for a, c in best.items():
+                for b in range(a + 1, units + 1):
+                    v = max(c, cum[b] - cum[a])
+                    nxt[b] = min(nxt.get(b, np.inf), v)
+            best = nxt
+        assert max(cum[b] - cum[a] for a, b in _run_ends(starts)) == pytest.approx(best[units], rel=1e-6)
+
+
+def test_tile_contributors_and_schedule_words():
+    starts = [0, 5, 9, 20, 24]  # 3 tiles of 8 units
+    ctr = GM.tile_contributors(starts, 3, 8)
+    assert ctr.tolist() == [[0, 1], [1, 2], [2, 3]]
+    brute = [[q for q, (a, b) in enumerate(_run_ends(starts)) if a < 8 * t + 8 and b > 8 * t] for t in range(3)]
+    assert [[lo, hi] for lo, hi in ctr.tolist()] == [[r[0], r[-1]] for r in brute]
+    words = GM.schedule_words(starts, 3, 8)
+    assert words.dtype == np.uint32 and words.tolist() == [0, 1, 1, 2, 2, 3] + starts
 
 
 # ============================================================== schedule
@@ -158,6 +272,17 @@ def test_whole_tile_rings_fit_the_shared_memory_of_a_hopper_block():
     assert CL.cluster_geometry(640, 3072, 4096, 1, 132, cluster=1, stages=st, a_bufs=ab, units_per_cluster=16).grid == 120
 
 
+def test_cut_runs_keep_chains_short():
+    for shapes in (COMPETITION[0], RAGGED[3], [(300, 512, 16384)] * 3):
+        tiles = GM.mtiles(shapes)
+        k_stages = shapes[0][2] // 256
+        classes = GM.tile_row_classes(tiles, GM.choose_row_classes(tiles, 2), 2)
+        starts = GM.unit_starts(classes, -(-shapes[0][1] // 256), k_stages, 66)
+        for a, b in _run_ends(starts):
+            for t in range(a // k_stages, (b - 1) // k_stages + 1):
+                assert 0 < min(b, (t + 1) * k_stages) - max(a, t * k_stages) <= CL.MAX_CHAIN_UNITS
+
+
 def test_stream_k_runs_keep_chains_short():
     for tiles, n, k in [(11, 4096, 7168), (13, 7168, 2048), (2, 7168, 9216), (3, 512, 16384)]:
         cl, upc = GM.schedule(tiles, n, k, 132, 66)
@@ -172,12 +297,71 @@ def test_stream_k_runs_keep_chains_short():
 # ============================================================== the kernel text
 
 @pytest.mark.skipif(find_ptxas() is None, reason="ptxas not found")
-@pytest.mark.parametrize("cluster", [1, 2, 4])
-def test_grouped_build_assembles_without_spills_or_wgmma_serialisation(cluster):
-    rep = assemble(KERNEL, "sm_90a", CL.kernel_constants(cluster, 6, grouped=True))
+@pytest.mark.parametrize("cluster, a_bufs, classes", [(1, 6, (128,)), (2, 6, (128,)), (4, 6, (128,)),
+                                                      (1, 8, (112, 96, 16)), (2, 8, (128, 96, 80)),
+                                                      (2, 6, (128, 64, 16)), (4, 8, (128, 96, 32))])
+def test_grouped_build_assembles_without_spills_or_wgmma_serialisation(cluster, a_bufs, classes):
+    cons = CL.kernel_constants(cluster, a_bufs, grouped=True, row_classes=classes)
+    rep = assemble(CL.kernel_text(cons), "sm_90a", cons)
     fn = rep.functions[CL._ENTRY]
     assert not fn.spills and fn.stack_frame == 0 and fn.local_bytes == 0
     assert "serializ" not in rep.log.lower()
+
+
+@pytest.mark.skipif(find_ptxas() is None, reason="ptxas not found")
+def test_four_row_classes_spill_which_is_why_a_build_holds_three():
+    cons = CL.kernel_constants(2, 8, grouped=True, row_classes=(128, 112, 96, 80))
+    fn = assemble(CL.kernel_text(cons), "sm_90a", cons).functions[CL._ENTRY]
+    assert fn.spills and GM.MAX_ROW_CLASSES == 3
+
+
+def _code(text):
+    return [ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("//")]
+
+
+def test_unit_loop_is_written_once_per_row_class():
+    cons = CL.kernel_constants(2, 8, grouped=True, row_classes=(128, 96, 80))
+    text = render(CL.kernel_text(cons), "sm_90a", cons)
+    one = render(PTX, "sm_90a", cons)  # the template's single loop
+    for r in (128, 96, 80):
+        assert text.count(f"wgmma.mma_async.sync.aligned.m64n{r}k16") == 16
+        acc = "{" + ", ".join(f"%acc{j}" for j in range(r // 2)) + "}"
+        assert text.count(acc) >= 16
+        assert f"UNIT_LOOP_R{r}:" in text and text.count(f"@%p_more bra UNIT_LOOP_R{r};") == 1
+    # the dispatch: the segment's class picks the loop; 128 (the first) is what anything else falls through to
+    assert "setp.eq.u32 %p_rc, %rcls, 96;" in text and "@%p_rc bra UNIT_LOOP_R80;" in text
+    assert "%rcls, 128;" not in text
+    assert text.count("bra.uni ROWS_LOOP_DONE;") == 2 and "ROWS_LOOP_DONE:" in text
+    # every copy is the template's loop but for its labels, wgmma shape and accumulators
+    region = one[one.index("UNIT_LOOP:"):one.index("@%p_more bra UNIT_LOOP;")]
+    copy = text[text.index("UNIT_LOOP_R96:"):text.index("@%p_more bra UNIT_LOOP_R96;")]
+    acc64 = "{" + ", ".join(f"%acc{j}" for j in range(64)) + "}"
+    acc48 = "{" + ", ".join(f"%acc{j}" for j in range(48)) + "}"
+    assert _code(re.sub(r"_R96\b", "", copy).replace("m64n96k16", "m64n128k16").replace(acc48, acc64)) == \
+        _code(region)
+    # non-grouped builds keep the single loop
+    plain = CL.kernel_constants(2, 8)
+    assert CL.kernel_text(plain) == PTX
+
+
+def test_expand_row_classes_checks_its_input():
+    with pytest.raises(ValueError, match="distinct multiples of 8"):
+        CL.expand_row_classes(PTX, [128, 100])
+    with pytest.raises(ValueError, match="markers"):
+        CL.expand_row_classes("nothing", [128])
+
+
+def test_row_classes_constant_is_checked():
+    assert CL.kernel_constants(2, 8)["ROW_CLASSES"] == "128"
+    assert CL.kernel_constants(2, 8, grouped=True, row_classes=[128, 96])["ROW_CLASSES"] == "128_96"
+    for bad, match in [((96, 128), "largest first"), ((128, 72), "multiples of 16"), ((), "multiples"),
+                       ((256,), "multiples"), ("x", "sequence of ints")]:
+        with pytest.raises(ValueError, match=match):
+            CL.kernel_constants(2, 8, grouped=True, row_classes=bad)
+    with pytest.raises(ValueError, match="multiples of 32"):
+        CL.kernel_constants(4, 8, grouped=True, row_classes=(128, 48))
+    with pytest.raises(ValueError, match="needs grouped=True"):
+        CL.kernel_constants(2, 8, row_classes=(128,))
 
 
 def test_non_grouped_builds_read_no_table():
@@ -197,6 +381,13 @@ def test_plan_rejects_bad_input_before_the_gpu():
         GM.GroupedGemmMTilePlan([(64, 128, 256), (64, 256, 256)])
     with pytest.raises(ValueError, match="cluster"):
         GM.GroupedGemmMTilePlan([(64, 128, 256)], cluster=3)
+    with pytest.raises(ValueError, match="row_classes must hold 1..3 multiples of 16"):
+        GM.GroupedGemmMTilePlan([(64, 128, 256)], cluster=2, row_classes=(128, 96, 80, 64))
+    with pytest.raises(ValueError, match="no row class"):
+        GM.GroupedGemmMTilePlan([(100, 128, 256)], cluster=2, row_classes=(64,))
+    for bad in (-1.0, float("nan"), True, "1"):
+        with pytest.raises(ValueError, match="split_cost must be a finite number >= 0"):
+            GM.GroupedGemmMTilePlan([(64, 128, 256)], split_cost=bad)
 
 
 # ============================================================== GPU
@@ -254,3 +445,22 @@ def test_deterministic_and_maps_reused_until_a_buffer_moves(shapes):
     _, plan, groups = _run(shapes, "wide", cluster=2, units_per_cluster=4)  # split tiles: the reduction's order
     assert_repeatable_and_maps_reused(plan, groups, repeats=3)
     assert _counters_zero(plan)
+
+
+@pytest.mark.gpu
+@requires_gpu
+@pytest.mark.parametrize("shapes, plan_kwargs", [
+    (COMPETITION[0], dict(row_classes=(128,))),  # every tile on 128-row wgmmas
+    (RAGGED[0], dict(cluster=2, row_classes=(128, 64, 16))),
+    (RAGGED[1], dict(cluster=1, row_classes=(128, 112, 16), units_per_cluster=3)),
+    ([(17, 256, 512), (33, 256, 512), (200, 256, 512)], dict(cluster=4, row_classes=(128, 64, 32))),
+    ([(17, 256, 512), (33, 256, 512), (200, 256, 512)], dict(cluster=2, split_cost=0.0)),
+    ([(250, 384, 2048), (90, 384, 2048), (9, 384, 2048)], dict(cluster=2)),
+])
+def test_row_classes_match_float64_reference(shapes, plan_kwargs):
+    """Tiles of several row classes in one launch (their unit loops, A16 boxes and slices), whole and split."""
+    results, plan, _ = _run(shapes, "wide", **plan_kwargs)
+    assert all(r.ok for r in results), (plan, [r.summary() for r in results if not r.ok])
+    assert _counters_zero(plan)
+    if "row_classes" not in plan_kwargs:
+        assert len(set(plan.tile_classes)) > 1  # the default chose several

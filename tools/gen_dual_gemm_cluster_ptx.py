@@ -101,6 +101,8 @@ def gemm_main_loop(gemm_text: str | None = None) -> str:
     region = resolve_conditionals(region, "KS_STREAM", 0)  # the dual has no stream-K over K-split pairs
     region = resolve_conditionals(region, "KS_HELP", 0)  # nor tail helpers
     region = resolve_conditionals(region, "DUAL", 0)  # the GEMM's own loop (its DUAL build is the tiles')
+    region = resolve_conditionals(region, "GROUPED", 0)  # one group: no m-tile table, no row classes
+    region = "\n".join(ln for ln in region.split("\n") if not ln.startswith("//@ROWS_LOOP"))  # their markers
     for old, new, count in MAIN_LOOP_SUBSTITUTIONS:
         found = region.count(old)
         if found != count:

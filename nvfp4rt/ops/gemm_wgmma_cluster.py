@@ -19,6 +19,7 @@ stream-K split at cluster granularity), the shared-memory budget, and
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -461,7 +462,7 @@ def kernel_constants(cluster: int = DEFAULT_CLUSTER, a_bufs: int = _DEFAULT_A_BU
                      consumer_wgs: int = DEFAULT_CONSUMER_WGS, head_check: bool = True,
                      head_wait: int = DEFAULT_HEAD_WAIT, ksplit: int = 1, ks_stream: bool = False,
                      ks_help: bool = False, grouped: bool = False, dual: bool = False, fused_a: bool = False,
-                     a_wait: int = A_WAIT_CLOCKS) -> dict:
+                     a_wait: int = A_WAIT_CLOCKS, row_classes=None) -> dict:
     """The template constants of one kernel variant (see the PTX header).
 
     ``head_check=False`` builds the stream-K hand-off without the head's early look at the tile counter
@@ -476,7 +477,10 @@ def kernel_constants(cluster: int = DEFAULT_CLUSTER, a_bufs: int = _DEFAULT_A_BU
     ``fused_a`` builds the kernel that decodes A itself (FUSED_A: each CTA's consumers decode a share of A16 before
     their first unit and count it in on a flag its A16 producer waits for; no decode launch), which needs two
     consumer warpgroups, no ``grouped`` and no ``ks_help``; ``a_wait``: the SM clocks its A16 producer waits for a
-    chunk before decoding the chunk itself (0: at once, so every chunk not yet decoded is decoded twice; for tests)."""
+    chunk before decoding the chunk itself (0: at once, so every chunk not yet decoded is decoded twice; for tests).
+    ``row_classes`` (``grouped`` only; default ``(TILE,)``): the A row counts the build has unit loops for, largest
+    first (ROW_CLASSES, e.g. ``"128_96_80"``; PTX header, "ROW CLASSES"), each a multiple of
+    :func:`row_class_step`."""
     if isinstance(wgmma_depth, bool) or wgmma_depth not in WGMMA_DEPTHS:
         raise ValueError(f"wgmma_depth must be one of {WGMMA_DEPTHS}, got {wgmma_depth!r}")
     if wgmma_depth == 3 and a_bufs < 6:
@@ -504,8 +508,22 @@ def kernel_constants(cluster: int = DEFAULT_CLUSTER, a_bufs: int = _DEFAULT_A_BU
                          f"{consumer_wgs}, grouped={grouped}, ks_help={ks_help}")
     if isinstance(a_wait, bool) or not isinstance(a_wait, (int, np.integer)) or not 0 <= a_wait < 2**40:
         raise ValueError(f"a_wait must be an int of clocks in [0, 2^40), got {a_wait!r}")
+    if row_classes is None:
+        row_classes = (TILE,)
+    elif not grouped:
+        raise ValueError("row_classes needs grouped=True")
+    try:
+        classes = tuple(int(r) for r in row_classes)
+    except (TypeError, ValueError):
+        raise ValueError(f"row_classes must be a sequence of ints, got {row_classes!r}") from None
+    step = row_class_step(cluster)
+    if not classes or list(classes) != sorted(set(classes), reverse=True) or any(
+            r <= 0 or r > TILE or r % step for r in classes):
+        raise ValueError(f"row_classes must be distinct multiples of {step} in {step}..{TILE}, largest first "
+                         f"(cluster {cluster}), got {row_classes!r}")
     tn = tile_n(consumer_wgs)
-    return {"CLUSTER": int(cluster), "A_BUFS": int(a_bufs), "WG_WAIT": int(wgmma_depth),
+    return {"CLUSTER": int(cluster), "CLUSTER_LOG2": int(cluster).bit_length() - 1, "A_BUFS": int(a_bufs),
+            "WG_WAIT": int(wgmma_depth),
             "A_UNIT": a_unit(a_bufs, wgmma_depth),
             "CONSUMER_WGS": int(consumer_wgs), "TILE_N": tn, "THREADS": 128 * (1 + consumer_wgs),
             "CONSUMERS": 128 * consumer_wgs, "STAGE_BYTES": stage_bytes(consumer_wgs), "SFB_OFF": tn * (STAGE_K // 2),
@@ -513,7 +531,8 @@ def kernel_constants(cluster: int = DEFAULT_CLUSTER, a_bufs: int = _DEFAULT_A_BU
             "KSPLIT": int(ksplit), "KS_PITCH": ks_pitch(consumer_wgs), "KS_STREAM": int(bool(ks_stream)),
             "KS_PUSH": int(ksplit > 1 and not ks_stream), "KS_HELP": int(bool(ks_help)),
             "KS_ROWMAJOR": int(bool(ks_stream) or bool(ks_help)), "GROUPED": int(bool(grouped)),
-            "DUAL": int(bool(dual)), "FUSED_A": int(bool(fused_a)), "A_WAIT": int(a_wait)}
+            "DUAL": int(bool(dual)), "FUSED_A": int(bool(fused_a)), "A_WAIT": int(a_wait),
+            "ROW_CLASSES": "_".join(str(r) for r in classes)}
 
 
 def a_chunks(m: int, k: int, l: int) -> tuple[int, int]:
@@ -542,12 +561,72 @@ def head_constants(head_check, head_wait) -> dict:
     return {"HEAD_CHECK": int(flag("head_check", head_check)), "HEAD_WAIT": int(head_wait)}
 
 
+def row_class_step(cluster: int) -> int:
+    """The row classes of a GROUPED build are the multiples of this up to TILE: each rank's A16 slice of a tile of R
+    rows is R / cluster rows, which must be whole 8-row swizzle atoms; 16 at least, to keep the unit loops few."""
+    if isinstance(cluster, bool) or cluster not in CLUSTER_SIZES:
+        raise ValueError(f"cluster must be one of {CLUSTER_SIZES}, got {cluster!r}")
+    return max(16, 8 * cluster)
+
+
+def row_class(rows: int, cluster: int) -> int:
+    """The row class of an m tile of ``rows`` A rows (1..TILE): its wgmmas' N and its A16 box, ``rows`` rounded up
+    to a multiple of :func:`row_class_step`."""
+    rows = positive_int("rows", rows)
+    if rows > TILE:
+        raise ValueError(f"rows must be at most {TILE}, got {rows}")
+    step = row_class_step(cluster)
+    return -(-rows // step) * step
+
+
+_ROWS_BEGIN, _ROWS_END = "//@ROWS_LOOP_BEGIN", "//@ROWS_LOOP_END"
+_ACC_ALL = "{" + ", ".join(f"%acc{i}" for i in range(TILE // 2)) + "}"
+
+
+def expand_row_classes(text: str, classes) -> str:
+    """The template with its unit loop (the lines between the ROWS_LOOP markers) written once per row class R: labels
+    suffixed ``_R<R>``, every wgmma m64n128k16 made m64n<R>k16 on the first R/2 accumulators, and a dispatch on the
+    segment's class (``%rcls``) in front (PTX header, "ROW CLASSES").  The first class is the one an unknown class
+    falls through to; every copy but the last jumps past the others when its segment ends."""
+    lines = text.split("\n")
+    try:
+        b = next(i for i, ln in enumerate(lines) if ln.startswith(_ROWS_BEGIN))
+        e = next(i for i, ln in enumerate(lines) if ln.startswith(_ROWS_END))
+    except StopIteration:
+        raise ValueError("the template has no ROWS_LOOP_BEGIN / ROWS_LOOP_END markers") from None
+    classes = [int(r) for r in classes]
+    if not classes or any(r <= 0 or r > TILE or r % 8 for r in classes) or len(set(classes)) != len(classes):
+        raise ValueError(f"classes must be distinct multiples of 8 in 8..{TILE}, got {classes}")
+    region = "\n".join(lines[b + 1:e])
+    labels = sorted(set(re.findall(r"^([A-Z][A-Z0-9_]*):", region, re.M)))
+    if region.count("aligned.m64n128k16") != region.count(_ACC_ALL) or not labels:
+        raise ValueError("the ROWS_LOOP region's wgmmas must all be m64n128k16 on the whole accumulator set")
+    out = [f"    setp.eq.u32 %p_rc, %rcls, {r};\n    @%p_rc bra UNIT_LOOP_R{r};" for r in classes[1:]]
+    for i, r in enumerate(classes):
+        body = re.sub(r"\b(" + "|".join(labels) + r")\b", rf"\1_R{r}", region)
+        acc = "{" + ", ".join(f"%acc{j}" for j in range(r // 2)) + "}"
+        body = body.replace("aligned.m64n128k16", f"aligned.m64n{r}k16").replace(_ACC_ALL, acc)
+        out.append(f"    // ---- the unit loop of row class {r}\n{body}")
+        if i < len(classes) - 1:
+            out.append("    bra.uni ROWS_LOOP_DONE;")
+    out.append("ROWS_LOOP_DONE:")
+    return "\n".join(lines[:b] + out + lines[e + 1:])
+
+
+def kernel_text(constants: dict) -> str:
+    """The template's text for these constants before rendering: a GROUPED build's unit loop per row class."""
+    text = (ptx_dir() / _KERNEL_FILE).read_text()
+    if int(constants.get("GROUPED", 0)):
+        text = expand_row_classes(text, [int(r) for r in str(constants.get("ROW_CLASSES", TILE)).split("_")])
+    return text
+
+
 @lru_cache(maxsize=None)
 def _kernel(ordinal: int, constants: tuple):
     from ..module import load
 
-    return load(ptx_dir() / _KERNEL_FILE, device=driver.Device(ordinal), target="sm_90a",
-                constants=dict(constants)).kernel(_ENTRY)
+    cons = dict(constants)
+    return load(kernel_text(cons), device=driver.Device(ordinal), target="sm_90a", constants=cons).kernel(_ENTRY)
 
 
 def _max_active_clusters(kernel, cluster: int, threads: int, shared_mem: int, sm_count: int) -> int:

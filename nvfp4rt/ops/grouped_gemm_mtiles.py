@@ -1,11 +1,16 @@
 """Grouped NVFP4 GEMM on the cluster GEMM kernel itself, for groups that share n and k.
 
-Each group's rows of A are cut into 128-row m tiles and the tiles of every group are stacked, so the groups
-together are one GEMM of ``128 * tiles`` "virtual" rows: the cluster GEMM's unit loop, stream-K schedule,
-reduction and epilogue run unchanged (``ptx/gemm_nvfp4_wgmma_cluster.ptx`` built with GROUPED = 1, its header's
-"GROUPS BY M TILE").  What the kernel reads per m tile instead of per call is an entry of the m-tile table: the
-group's b, sfb and a16 tensor maps, where the tile's output rows go, how many of them are the group's, and the
-group's alpha.
+Each group's rows of A are cut into m tiles of at most 128 rows (ceil(m / 128) tiles, as even as can be) and the
+tiles of every group are stacked, so the groups together are one GEMM of ``128 * tiles`` "virtual" rows: the
+cluster GEMM's unit loop, reduction and epilogue run on them (``ptx/gemm_nvfp4_wgmma_cluster.ptx`` built with
+GROUPED = 1, its header's "GROUPS BY M TILE" and "ROW CLASSES").  What the kernel reads per m tile instead of per
+call is an entry of the m-tile table: the tile's b, sfb and a16 tensor maps, where the tile's output rows go, how
+many of them are the group's, the group's alpha and the tile's row class.
+
+Row classes (session 35): a tile of R rows runs m64nRk16 wgmmas on an R-row A16 box, which costs about
+0.58 + 0.42 R/128 of a 128-row unit.  :func:`choose_row_classes` picks at most MAX_ROW_CLASSES classes per build
+(one unit loop each), and the stream-K runs are cut on those costs (:func:`unit_starts`), so the clusters that run
+the small tiles take more units.
 
 Two launches per call, on one stream, as for the other cluster GEMMs:
 
@@ -22,7 +27,7 @@ tile at the tensor peak (1.46 us on the H100), while the grouped cluster kernel'
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 import numpy as np
@@ -33,7 +38,8 @@ from ._args import positive_int
 from .grouped_gemm import WHOLE_TILE_SLACK, GroupedOperands, K_MULTIPLE, STAGE_K, alphas_fit
 
 __all__ = ["GroupedGemmMTilePlan", "MTile", "mtiles", "schedule", "build_mtile_table", "supports", "preferred",
-           "MTILE_ENTRY_BYTES", "STREAMK_MIN_STAGES", "WHOLE_TILE_RINGS"]
+           "choose_row_classes", "tile_row_classes", "unit_starts", "tile_contributors", "schedule_words",
+           "MTILE_ENTRY_BYTES", "STREAMK_MIN_STAGES", "WHOLE_TILE_RINGS", "MAX_ROW_CLASSES"]
 
 #: bytes per m-tile table entry (the PTX header's "GROUPS BY M TILE" has the layout)
 MTILE_ENTRY_BYTES = 448
@@ -48,11 +54,23 @@ STREAMK_MIN_STAGES = 16
 #: measured 35.3-35.4 us on competition case 3 against 35.8 for the GEMM's default (4, 6) and 38.3-39.3 with four
 #: a16 buffers (H100, docs/device-logs/2026-11-22-session15/11-case3-rings.log)
 WHOLE_TILE_RINGS = (2, 8)
+#: the most row classes (unit loops) one build holds: with four, ptxas spills 8-12 bytes, and with five it serialises
+#: every wgmma (C7512), on the H100's 168 registers per thread (offline ptxas 13.0, session 35)
+MAX_ROW_CLASSES = 3
+#: a k256 unit of a tile of row class R costs about UNIT_FIXED + (1 - UNIT_FIXED) * R / 128 of a 128-row one: the B
+#: decode and the loop's own work stay, the tensor work and the A16 traffic scale with R.  Fitted on the H100
+#: (docs/device-logs/2026-11-27-session35/01: the m-tile plan with every wgmma cut to 112, 96 and 64 rows and the
+#: A16 boxes with them ran cases 1 and 3 in 0.95, 0.90 and 0.79 of the time)
+UNIT_FIXED = 0.58
+#: a tile's epilogue (the fp16 store, or the reduction), in units of a 128-row k256 unit, charged on its last unit
+EPILOGUE_COST = 0.3
+#: what a run end inside a tile costs (a partial written and read back), in the same units
+SPLIT_COST = 1.0
 
 
 @dataclass(frozen=True)
 class MTile:
-    """One 128-row m tile: rows ``[row0, row0 + rows)`` of group ``group``."""
+    """One m tile of at most 128 rows: rows ``[row0, row0 + rows)`` of group ``group``."""
 
     group: int
     row0: int
@@ -80,9 +98,92 @@ def _shared_nk(shapes) -> tuple[int, int]:
 
 
 def mtiles(shapes) -> tuple[MTile, ...]:
-    """The m tiles of these groups, group by group (pure; raises unless every group shares n and k)."""
+    """The m tiles of these groups, group by group (pure; raises unless every group shares n and k): group g's m rows
+    cut into ceil(m / 128) tiles as even as can be (the first m % tiles of them one row longer), so that each tile's
+    row class, and with it its unit's cost, is as small as the tile count allows (176 rows: 88 + 88, not 128 + 48)."""
     _shared_nk(shapes)
-    return tuple(MTile(g, r, min(_ROWS, int(m) - r)) for g, (m, _, _) in enumerate(shapes) for r in range(0, int(m), _ROWS))
+    out = []
+    for g, (m, _, _) in enumerate(shapes):
+        m = int(m)
+        count = -(-m // _ROWS)
+        base, extra = divmod(m, count)
+        row0 = 0
+        for j in range(count):
+            rows = base + (j < extra)
+            out.append(MTile(g, row0, rows))
+            row0 += rows
+    return tuple(out)
+
+
+def unit_cost(row_class: int) -> float:
+    """The model's cost of one k256 unit of a tile of this row class, in 128-row units (UNIT_FIXED)."""
+    return UNIT_FIXED + (1.0 - UNIT_FIXED) * row_class / _ROWS
+
+
+def choose_row_classes(tiles, cluster: int) -> tuple[int, ...]:
+    """The row classes (largest first) one build gets for these m tiles (pure): each tile needs its rows rounded up
+    to :func:`nvfp4rt.ops.gemm_wgmma_cluster.row_class`; where more than MAX_ROW_CLASSES differ, the subset that
+    keeps the largest and costs the tiles least in :func:`unit_cost` (each tile taking the smallest class that
+    holds it; ties: the larger classes)."""
+    need = sorted({CL.row_class(t.rows, cluster) for t in tiles}, reverse=True)
+    if len(need) <= MAX_ROW_CLASSES:
+        return tuple(need)
+    from itertools import combinations
+
+    def cost(classes):
+        return sum(unit_cost(min(c for c in classes if c >= CL.row_class(t.rows, cluster))) for t in tiles)
+
+    return min(((need[0],) + rest for rest in combinations(need[1:], MAX_ROW_CLASSES - 1)), key=cost)
+
+
+def tile_row_classes(tiles, classes, cluster: int) -> tuple[int, ...]:
+    """Each tile's row class: the smallest of ``classes`` that holds its rows (pure)."""
+    out = []
+    for t in tiles:
+        need = CL.row_class(t.rows, cluster)
+        fits = [c for c in classes if c >= need]
+        if not fits:
+            raise ValueError(f"no row class of {tuple(classes)} holds a tile of {t.rows} rows")
+        out.append(min(fits))
+    return tuple(out)
+
+
+def unit_starts(tile_classes, n_tiles: int, k_stages: int, runs: int, units_per_cluster: int | None = None,
+                split_cost: float = SPLIT_COST) -> list[int]:
+    """Where each cluster's run of units starts (pure; ``starts[q]``..``starts[q + 1]``, the last entry the unit
+    count).  Units are k256 stages of cluster tiles, tile-major (m tile, then n tile), k fastest.
+    ``units_per_cluster``: runs of that many units (whole tiles when it equals ``k_stages``); otherwise at most
+    ``runs`` runs cut by :func:`nvfp4rt.ops.grouped_gemm_cluster.cut_runs` on the unit costs of each tile's row
+    class (:func:`unit_cost`, EPILOGUE_COST on a tile's last unit), so that the costliest run is as cheap as the
+    model allows, no chain longer than MAX_CHAIN_UNITS."""
+    units = len(tile_classes) * n_tiles * k_stages
+    if units_per_cluster is not None:
+        upc = positive_int("units_per_cluster", units_per_cluster)
+        return list(range(0, units, upc)) + [units]
+    from .grouped_gemm_cluster import cut_runs
+
+    per_tile = np.repeat([unit_cost(c) for c in tile_classes], n_tiles)
+    costs = np.repeat(per_tile, k_stages)
+    costs[k_stages - 1::k_stages] += EPILOGUE_COST * per_tile
+    tile_first = np.zeros(units, dtype=bool)
+    tile_first[::k_stages] = True
+    return [int(v) for v in cut_runs(costs, tile_first, runs, split_cost)]
+
+
+def tile_contributors(starts, tiles: int, k_stages: int) -> np.ndarray:
+    """``[tiles, 2]`` u32: the first and last run that touches each cluster tile (pure)."""
+    st = np.asarray(starts, dtype=np.int64)
+    first = np.arange(tiles, dtype=np.int64) * k_stages
+    lo = np.searchsorted(st, first, side="right") - 1
+    hi = np.searchsorted(st, first + k_stages - 1, side="right") - 1
+    return np.stack([lo, hi], axis=1).astype(np.uint32)
+
+
+def schedule_words(starts, tiles: int, k_stages: int) -> np.ndarray:
+    """The u32 words after the m-tile entries (pure): each cluster tile's (first, last) run, then the runs'
+    starts and the unit count (PTX header, "GROUPS BY M TILE")."""
+    return np.concatenate([tile_contributors(starts, tiles, k_stages).ravel(),
+                           np.asarray(starts, dtype=np.uint32)]).astype(np.uint32)
 
 
 def schedule(tiles: int, n: int, k: int, max_ctas: int, max_pairs: int) -> tuple[int, int | None]:
@@ -106,21 +207,28 @@ def schedule(tiles: int, n: int, k: int, max_ctas: int, max_pairs: int) -> tuple
     return 2, upc
 
 
-def build_mtile_table(tiles, maps, c_ptrs, c_rows, alphas) -> np.ndarray:
-    """The m-tile table (pure): entry t of MTILE_ENTRY_BYTES holds group g = tiles[t].group's b, sfb and a16 map
-    bytes (``maps[g]``: three 128-byte strings), c at the tile's first row (``c_ptrs[g]`` + 2 * row0 * c_rows[g]),
-    the group's c row stride (elements), the tile's rows, row0 (its first row in the group's a16 map) and
-    ``alphas[g]`` (as the kernel takes it: times 2^28)."""
+def build_mtile_table(tiles, maps, c_ptrs, c_rows, alphas, classes=None) -> np.ndarray:
+    """The m-tile entries (pure): entry t of MTILE_ENTRY_BYTES holds tile t's b, sfb and a16 map bytes (``maps[t]``:
+    three 128-byte strings; the a16 map's box is the tile's row class / cluster rows), c at the tile's first row
+    (``c_ptrs[g]`` + 2 * row0 * c_rows[g], g = tiles[t].group), the group's c row stride (elements), the tile's
+    rows, row0 (its first row in the group's a16 map), ``alphas[g]`` (as the kernel takes it: times 2^28) and the
+    tile's row class (``classes[t]``, default 128)."""
     out = np.zeros((len(tiles), MTILE_ENTRY_BYTES), dtype=np.uint8)
+    classes = [_ROWS] * len(tiles) if classes is None else list(classes)
+    if len(classes) != len(tiles):
+        raise ValueError(f"classes must hold one row class per tile ({len(tiles)}), got {len(classes)}")
     for t, tile in enumerate(tiles):
         g = tile.group
-        blob = b"".join(maps[g])
+        if not tile.rows <= classes[t] <= _ROWS:
+            raise ValueError(f"tile {t}: row class {classes[t]} must hold its {tile.rows} rows and be at most {_ROWS}")
+        blob = b"".join(maps[t])
         if len(blob) != 384:
-            raise ValueError(f"group {g}: expected three 128-byte tensor maps, got {len(blob)} bytes")
+            raise ValueError(f"tile {t}: expected three 128-byte tensor maps, got {len(blob)} bytes")
         out[t, :384] = np.frombuffer(blob, dtype=np.uint8)
         out[t, 384:400] = np.array([c_ptrs[g] + 2 * tile.row0 * c_rows[g], c_rows[g]], dtype=np.uint64).view(np.uint8)
         out[t, 400:408] = np.array([tile.rows, tile.row0], dtype=np.uint32).view(np.uint8)
         out[t, 408:412] = np.array([alphas[g]], dtype=np.float32).view(np.uint8)
+        out[t, 412:416] = np.array([classes[t]], dtype=np.uint32).view(np.uint8)
     return out
 
 
@@ -161,18 +269,24 @@ class GroupedGemmMTilePlan(GroupedOperands):
     """A grouped GEMM of fixed shapes and layouts whose groups share n and k, on the cluster GEMM kernel.
 
     ``GroupedGemmMTilePlan(shapes, layouts=None, *, device=None, cluster=None, units_per_cluster=None, stages=None,
-    a_bufs=None, head_check=True, head_wait=32768)``; ``plan(groups, alphas=None, stream=None)`` with ``groups`` a
-    list of ``(a, b, sfa, sfb, c)`` as for :class:`nvfp4rt.ops.grouped_gemm.GroupedGemmPlan`.  ``cluster`` and
-    ``units_per_cluster`` override :func:`schedule` (tests use both).  The plan owns the A16 buffer, the workspace,
-    the zeroed counters and the tables, so one plan must not run on two streams at once.
+    a_bufs=None, head_check=True, head_wait=32768, row_classes=None, split_cost=SPLIT_COST)``;
+    ``plan(groups, alphas=None, stream=None)`` with ``groups`` a list of ``(a, b, sfa, sfb, c)`` as for
+    :class:`nvfp4rt.ops.grouped_gemm.GroupedGemmPlan`.  ``cluster`` and ``units_per_cluster`` override
+    :func:`schedule` (tests use both); ``row_classes`` overrides :func:`choose_row_classes` (``(128,)``: every tile
+    on 128-row wgmmas, as before session 35); ``split_cost`` is :func:`unit_starts`'.  The plan owns the A16 buffer,
+    the workspace, the zeroed counters and the tables, so one plan must not run on two streams at once.
     """
 
     variant = "wgmma_mtiles"
 
     def __init__(self, shapes, layouts=None, *, device=None, cluster: int | None = None,
                  units_per_cluster: int | None = None, stages: int | None = None, a_bufs: int | None = None,
-                 head_check: bool = True, head_wait: int = CL.DEFAULT_HEAD_WAIT):
+                 head_check: bool = True, head_wait: int = CL.DEFAULT_HEAD_WAIT, row_classes=None,
+                 split_cost: float = SPLIT_COST):
         tiles = ()
+        if isinstance(split_cost, bool) or not isinstance(split_cost, (int, float, np.integer, np.floating)) \
+                or not 0 <= split_cost < np.inf:
+            raise ValueError(f"split_cost must be a finite number >= 0, got {split_cost!r}")
 
         def check(s):
             nonlocal tiles
@@ -180,6 +294,9 @@ class GroupedGemmMTilePlan(GroupedOperands):
             n, k = _shared_nk(s)
             CL.cluster_geometry(_ROWS * len(tiles), n, k, 1, 1, cluster=1 if cluster is None else cluster,
                                 stages=stages, a_bufs=a_bufs, units_per_cluster=units_per_cluster)
+            if row_classes is not None:
+                tile_row_classes(tiles, self._checked_classes(row_classes, 1 if cluster is None else cluster),
+                                 1 if cluster is None else cluster)
 
         props = self._setup_groups(shapes, layouts, device, geometry_check=check)
         dev, shapes = self.device, self.shapes
@@ -189,20 +306,25 @@ class GroupedGemmMTilePlan(GroupedOperands):
 
         k_stages = -(-k // STAGE_K)
 
-        def kernel_for(cl, st, ab):
+        def kernel_for(cl, st, ab, classes):
             geo = CL.cluster_geometry(mv, n, k, 1, 1, cluster=cl, stages=st, a_bufs=ab)
             if geo.shared_mem > props.max_shared_per_block_optin:
                 raise ValueError(f"stages={geo.num_stages}, a_bufs={geo.a_bufs} need {geo.shared_mem} bytes of shared "
                                  f"memory; the device allows {props.max_shared_per_block_optin}")
-            cons = CL.kernel_constants(cl, geo.a_bufs, 1, 2, head_check, head_wait, grouped=True)
+            cons = CL.kernel_constants(cl, geo.a_bufs, 1, 2, head_check, head_wait, grouped=True, row_classes=classes)
             kern = CL._kernel(dev.ordinal, tuple(sorted(cons.items())))
             kern.set_max_dynamic_shared(geo.shared_mem)
             return cons, kern, CL._max_active_clusters(kern, cl, geo.threads, geo.shared_mem, props.sm_count)
 
+        def classes_for(cl):
+            return self._checked_classes(row_classes, cl) if row_classes is not None else choose_row_classes(tiles, cl)
+
         if cluster is None:
-            _, _, max_ctas = kernel_for(1, stages, a_bufs)
-            _, _, max_pairs = kernel_for(2, stages, a_bufs)
+            _, _, max_ctas = kernel_for(1, stages, a_bufs, classes_for(1))
+            _, _, max_pairs = kernel_for(2, stages, a_bufs, classes_for(2))
             cl, upc = schedule(len(tiles), n, k, max_ctas, max_pairs)
+            if cl == 2:
+                upc = None  # stream-K: runs cut on the row classes' costs
         else:
             cl, upc = cluster, None
         if units_per_cluster is not None:
@@ -210,19 +332,47 @@ class GroupedGemmMTilePlan(GroupedOperands):
         st, ab = stages, a_bufs
         if cl == 1 and upc == k_stages and stages is None and a_bufs is None:  # whole tiles: a deeper a16 ring
             st, ab = WHOLE_TILE_RINGS
-        self.constants, self.kernel, self.max_clusters = kernel_for(cl, st, ab)
-        self.geometry = g = CL.cluster_geometry(mv, n, k, 1, self.max_clusters, cluster=cl, stages=st,
-                                                a_bufs=ab, units_per_cluster=upc)
+        self.row_classes = classes_for(cl)
+        self.tile_classes = tile_row_classes(tiles, self.row_classes, cl)
+        self.constants, self.kernel, self.max_clusters = kernel_for(cl, st, ab, self.row_classes)
+        g = CL.cluster_geometry(mv, n, k, 1, self.max_clusters, cluster=cl, stages=st, a_bufs=ab,
+                                units_per_cluster=upc)
+        self.starts = unit_starts(self.tile_classes, g.n_tiles, k_stages, self.max_clusters, upc, split_cost)
+        self.geometry = g = replace(g, clusters=len(self.starts) - 1,
+                                    units_per_cluster=max(b - a for a, b in zip(self.starts, self.starts[1:])))
         self.shared_mem = g.shared_mem
 
         from ..memory import DeviceAllocation
+        from ..tma import TensorMap
 
         self._setup_decoded_a(g.workspace_bytes, g.counters)
-        self._mtab = DeviceAllocation(len(tiles) * MTILE_ENTRY_BYTES, dev)
+        # one a16 map per (group, row class): its box is one rank's slice of the class's rows
+        self._a16_class_maps = {}
+        for t, r in zip(tiles, self.tile_classes):
+            if (t.group, r) not in self._a16_class_maps:
+                shape, strides, box, swizzle = self.map_spec(t.group, "a16")
+                self._a16_class_maps[(t.group, r)] = TensorMap(
+                    self._a16.ptr + self._decode.offsets[t.group], "float16", shape, (1, r // cl, 64),
+                    strides=strides, swizzle=swizzle)
+        self._words = schedule_words(self.starts, g.tiles, k_stages)
+        self._mtab = DeviceAllocation(len(tiles) * MTILE_ENTRY_BYTES + self._words.nbytes, dev)
         self._launch = None
 
+    @staticmethod
+    def _checked_classes(classes, cluster: int) -> tuple[int, ...]:
+        try:
+            out = tuple(sorted({int(c) for c in classes}, reverse=True))
+        except (TypeError, ValueError):
+            raise ValueError(f"row_classes must be a sequence of ints, got {classes!r}") from None
+        step = CL.row_class_step(cluster)
+        if not 1 <= len(out) <= MAX_ROW_CLASSES or any(c <= 0 or c > _ROWS or c % step for c in out):
+            raise ValueError(f"row_classes must hold 1..{MAX_ROW_CLASSES} multiples of {step} in {step}..{_ROWS} "
+                             f"(cluster {cluster}), got {classes!r}")
+        return out
+
     def map_spec(self, i: int, which: str, padded: bool = False):
-        """3-D maps (l = 1) with the cluster GEMM's boxes."""
+        """3-D maps (l = 1) with the cluster GEMM's boxes (the a16 box here is a 128-row tile's; each row class has
+        its own, built once at planning)."""
         m, n, k = self.shapes[i]
         lay = self.layouts[i]
         if which == "a16":
@@ -243,11 +393,15 @@ class GroupedGemmMTilePlan(GroupedOperands):
             return [grp[4] for grp in groups]
         alphas, ptrs, handle, key, padded_any = self._decoded_a_call(groups, alphas, stream)
         if key != self._uploaded_key or padded_any:  # padded scales are copied again every call
-            maps = [(self._map(i, "b", p[1], False).bytes, self._scale_map(i, "sfb", p[3], handle).bytes,
-                     self._a16_maps[i].bytes) for i, p in enumerate(ptrs)]
+            maps = [(self._map(i, "b", p[1], False).bytes, self._scale_map(i, "sfb", p[3], handle).bytes)
+                    for i, p in enumerate(ptrs)]
             if key != self._uploaded_key:
-                table = build_mtile_table(self.tiles, maps, [p[4] for p in ptrs], [lay.c_row for lay in self.layouts],
-                                          [a * _ALPHA_SCALE for a in alphas])
+                tile_maps = [maps[t.group] + (self._a16_class_maps[(t.group, r)].bytes,)
+                             for t, r in zip(self.tiles, self.tile_classes)]
+                table = build_mtile_table(self.tiles, tile_maps, [p[4] for p in ptrs],
+                                          [lay.c_row for lay in self.layouts], [a * _ALPHA_SCALE for a in alphas],
+                                          self.tile_classes)
+                table = np.concatenate([table.ravel(), self._words.view(np.uint8)])
                 self._upload(key, [(self._mtab, table), (self._decode_table, self._decode_table_for(ptrs))], handle)
         self._decode.launch(self._decode_table.ptr, self._a16.ptr, handle)
         g = self.geometry
