@@ -162,6 +162,8 @@ def test_table_offsets_match_the_kernels_loads():
     # the words after the entries: contributors at m_tiles * 448, then the starts at + 8 per cluster tile
     assert text.count(f"mul.wide.u32 %off64, %mtiles, {GM.MTILE_ENTRY_BYTES};") == 2
     assert text.count("mul.wide.u32 %off64, %tpb, 8;") == 2
+    # even runs (units_per_cta != 0) skip the starts table: whole tiles start without its round trip
+    assert "setp.ne.u32 %p_x, %upc, 0;\n    @%p_x bra RUN_EVEN;" in text
     assert "add.u64 %tm_sfb, %tm_b, 128;" in text and "add.u64 %tm_a16, %tm_a16, 256;" in text
     assert GM.MTILE_ENTRY_BYTES % 64 == 0  # the maps stay 64-byte aligned
 

@@ -64,8 +64,10 @@ MAX_ROW_CLASSES = 3
 UNIT_FIXED = 0.58
 #: a tile's epilogue (the fp16 store, or the reduction), in units of a 128-row k256 unit, charged on its last unit
 EPILOGUE_COST = 0.3
-#: what a run end inside a tile costs (a partial written and read back), in the same units
-SPLIT_COST = 1.0
+#: what a run end inside a tile costs (a partial written and read back), in the same units.  On the H100
+#: (docs/device-logs/2026-11-27-session35/14) case 1 ran 118.3-119.8 us whole with 2, against 121.3-122.2 with 1 and
+#: 119.8-121.0 with 3, 4 or 6; case 2 on this plan preferred 2-3 and still trails the grouped cluster kernel
+SPLIT_COST = 2.0
 
 
 @dataclass(frozen=True)
@@ -338,6 +340,7 @@ class GroupedGemmMTilePlan(GroupedOperands):
         g = CL.cluster_geometry(mv, n, k, 1, self.max_clusters, cluster=cl, stages=st, a_bufs=ab,
                                 units_per_cluster=upc)
         self.starts = unit_starts(self.tile_classes, g.n_tiles, k_stages, self.max_clusters, upc, split_cost)
+        self._even_runs = 0 if upc is None else positive_int("units_per_cluster", upc)  # the kernel's units_per_cta
         self.geometry = g = replace(g, clusters=len(self.starts) - 1,
                                     units_per_cluster=max(b - a for a, b in zip(self.starts, self.starts[1:])))
         self.shared_mem = g.shared_mem
@@ -408,7 +411,7 @@ class GroupedGemmMTilePlan(GroupedOperands):
         dummy = self._a16_maps[0]  # the by-value maps are unused in this build
         self._launch_gemm(stream, lambda: self.kernel.prepare(
             dummy, dummy, dummy, Pointer(0), Pointer(self._ws.ptr), Pointer(self._counters.ptr), 0, 0, g.m, g.n,
-            g.k_stages, g.m_tiles, g.n_tiles, g.units, g.units_per_cluster, g.num_stages, _ALPHA_SCALE,
+            g.k_stages, g.m_tiles, g.n_tiles, g.units, self._even_runs, g.num_stages, _ALPHA_SCALE,
             g.k_stages, 0, 0, Pointer(self._mtab.ptr),
             grid=g.grid, block=g.threads, cluster=(g.cluster, 1, 1) if g.cluster > 1 else None,
             shared_mem=self.shared_mem, stream=stream, programmatic=True))
