@@ -209,7 +209,8 @@ def test_unit_starts_balance_the_row_classes_costs():
     cost = np.repeat(np.repeat([GM.unit_cost(c) for c in classes], 16), 28)
     per_run = [cost[a:b].sum() for a, b in _run_ends(starts)]
     even = cost.sum() / 66
-    assert max(per_run) < 1.05 * even  # an even share of the costs, give or take the ends' model costs
+    # an even share of the costs, give or take what the model charges a run's two ends and one unit with its epilogue
+    assert even < max(per_run) <= even + 2 * GM.SPLIT_COST + (1 + GM.EPILOGUE_COST) * cost.max()
     # the 128-row tiles get shorter runs than the 80-row ones
     assert min(b - a for a, b in _run_ends(starts)) < 70 < max(b - a for a, b in _run_ends(starts))
 
