@@ -65,8 +65,8 @@ UNIT_FIXED = 0.58
 #: a tile's epilogue (the fp16 store, or the reduction), in units of a 128-row k256 unit, charged on its last unit
 EPILOGUE_COST = 0.3
 #: what a run end inside a tile costs (a partial written and read back), in the same units.  On the H100
-#: (docs/device-logs/2026-11-27-session35/14) case 1 ran 118.3-119.8 us whole with 2, against 121.3-122.2 with 1 and
-#: 119.8-121.0 with 3, 4 or 6; case 2 on this plan preferred 2-3 and still trails the grouped cluster kernel
+#: (docs/device-logs/2026-11-27-session35/10, 14) case 1 ran 118.3-120.3 us whole with 2, against 121.3-122.2 with 1
+#: and 120.0-120.9 with 3, 4 or 6; case 2 on this plan preferred 2-3 and still trails the grouped cluster kernel
 SPLIT_COST = 2.0
 
 
