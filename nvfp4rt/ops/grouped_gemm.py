@@ -590,7 +590,7 @@ class GroupedGemmPlan(GroupedOperands):
 # ----------------------------------------------------------------------------- public API
 
 #: plan variants: "wgmma" (the first grouped kernel), "wgmma_cluster" (A decoded once, 256-row tiles),
-#: "wgmma_mtiles" (groups sharing n and k as 128-row m tiles of the cluster GEMM kernel)
+#: "wgmma_mtiles" (groups sharing n and k as m tiles of at most 128 rows on the cluster GEMM kernel)
 VARIANTS = ("wgmma", "wgmma_cluster", "wgmma_mtiles")
 
 
