@@ -470,8 +470,8 @@ def kernel_constants(cluster: int = DEFAULT_CLUSTER, a_bufs: int = _DEFAULT_A_BU
     SM clocks the head polls the counter for before it falls back to writing its partial (0: one look).
     ``ksplit > 1`` builds the K-split epilogue instead (cluster must be 1); with ``ks_stream`` (ksplit 2) the pairs run
     stream-K runs and the head pair also adds the other pairs' partials (``head_check``/``head_wait`` as above).
-    ``grouped`` builds the m-tile table form (GROUPED: operands and output of each m tile (at most 128 rows) from the table the
-    grouped GEMM passes as ``p_mtiles``; the stream-K schedule only, so ``ksplit`` must be 1).  ``dual`` builds the
+    ``grouped`` builds the m-tile table form (GROUPED: operands and output of each m tile of at most 128 rows from
+    the table the grouped GEMM passes as ``p_mtiles``; the stream-K schedule only, so ``ksplit`` must be 1).  ``dual`` builds the
     dual GEMM on these tiles (DUAL: B1 rows for warpgroup 0, B2 rows for warpgroup 1, silu * mul at the store;
     :mod:`nvfp4rt.ops.dual_gemm_tiles`), which needs ``ksplit`` 1, two consumer warpgroups and no ``grouped``.
     ``fused_a`` builds the kernel that decodes A itself (FUSED_A: each CTA's consumers decode a share of A16 before
