@@ -512,15 +512,7 @@ def kernel_constants(cluster: int = DEFAULT_CLUSTER, a_bufs: int = _DEFAULT_A_BU
         row_classes = (TILE,)
     elif not grouped:
         raise ValueError("row_classes needs grouped=True")
-    try:
-        classes = tuple(int(r) for r in row_classes)
-    except (TypeError, ValueError):
-        raise ValueError(f"row_classes must be a sequence of ints, got {row_classes!r}") from None
-    step = row_class_step(cluster)
-    if not classes or list(classes) != sorted(set(classes), reverse=True) or any(
-            r <= 0 or r > TILE or r % step for r in classes):
-        raise ValueError(f"row_classes must be distinct multiples of {step} in {step}..{TILE}, largest first "
-                         f"(cluster {cluster}), got {row_classes!r}")
+    classes = check_row_classes(row_classes, cluster)
     tn = tile_n(consumer_wgs)
     return {"CLUSTER": int(cluster), "CLUSTER_LOG2": int(cluster).bit_length() - 1, "A_BUFS": int(a_bufs),
             "WG_WAIT": int(wgmma_depth),
@@ -567,6 +559,21 @@ def row_class_step(cluster: int) -> int:
     if isinstance(cluster, bool) or cluster not in CLUSTER_SIZES:
         raise ValueError(f"cluster must be one of {CLUSTER_SIZES}, got {cluster!r}")
     return max(16, 8 * cluster)
+
+
+def check_row_classes(row_classes, cluster: int) -> tuple[int, ...]:
+    """``row_classes`` as a tuple of ints, checked: distinct multiples of :func:`row_class_step` in step..TILE,
+    largest first (the order :func:`expand_row_classes` writes the unit loops in)."""
+    try:
+        classes = tuple(int(r) for r in row_classes)
+    except (TypeError, ValueError):
+        raise ValueError(f"row_classes must be a sequence of ints, got {row_classes!r}") from None
+    step = row_class_step(cluster)
+    if not classes or list(classes) != sorted(set(classes), reverse=True) or any(
+            r <= 0 or r > TILE or r % step for r in classes):
+        raise ValueError(f"row_classes must be distinct multiples of {step} in {step}..{TILE}, largest first "
+                         f"(cluster {cluster}), got {row_classes!r}")
+    return classes
 
 
 def row_class(rows: int, cluster: int) -> int:

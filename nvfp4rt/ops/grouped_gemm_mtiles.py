@@ -193,7 +193,8 @@ def schedule(tiles: int, n: int, k: int, max_ctas: int, max_pairs: int) -> tuple
 
     Whole tiles, one per CTA (cluster 1), where they fit the ``max_ctas`` the GPU holds and are at most
     WHOLE_TILE_SLACK units longer than an even share; otherwise stream-K in one wave of ``max_pairs`` clusters of 2
-    (``units_per_cluster`` an even share, capped at MAX_CHAIN_UNITS only where a tile has more k stages than that).
+    (``units_per_cluster`` an even share, capped at MAX_CHAIN_UNITS only where a tile has more k stages than that;
+    the plan cuts its stream-K runs on the row classes' costs instead, :func:`unit_starts`).
     Measured on the H100 (docs/grouped_gemm.md): competition case 3 (120 tiles of 16 units) 35.8 us in whole tiles
     against 41.7 in stream-K; case 1 (176 cluster tiles of 28) 141.8 us in one stream-K wave against 181.8 in
     three waves of 32-unit runs."""
@@ -294,11 +295,11 @@ class GroupedGemmMTilePlan(GroupedOperands):
             nonlocal tiles
             tiles = mtiles(s)
             n, k = _shared_nk(s)
-            CL.cluster_geometry(_ROWS * len(tiles), n, k, 1, 1, cluster=1 if cluster is None else cluster,
-                                stages=stages, a_bufs=a_bufs, units_per_cluster=units_per_cluster)
+            cl = 1 if cluster is None else cluster
+            CL.cluster_geometry(_ROWS * len(tiles), n, k, 1, 1, cluster=cl, stages=stages, a_bufs=a_bufs,
+                                units_per_cluster=units_per_cluster)
             if row_classes is not None:
-                tile_row_classes(tiles, self._checked_classes(row_classes, 1 if cluster is None else cluster),
-                                 1 if cluster is None else cluster)
+                tile_row_classes(tiles, self._checked_classes(row_classes, cl), cl)
 
         props = self._setup_groups(shapes, layouts, device, geometry_check=check)
         dev, shapes = self.device, self.shapes
@@ -363,15 +364,16 @@ class GroupedGemmMTilePlan(GroupedOperands):
 
     @staticmethod
     def _checked_classes(classes, cluster: int) -> tuple[int, ...]:
+        """The caller's classes in any order, checked as the kernel's (CL.check_row_classes), at most
+        MAX_ROW_CLASSES of them."""
         try:
             out = tuple(sorted({int(c) for c in classes}, reverse=True))
         except (TypeError, ValueError):
             raise ValueError(f"row_classes must be a sequence of ints, got {classes!r}") from None
-        step = CL.row_class_step(cluster)
-        if not 1 <= len(out) <= MAX_ROW_CLASSES or any(c <= 0 or c > _ROWS or c % step for c in out):
-            raise ValueError(f"row_classes must hold 1..{MAX_ROW_CLASSES} multiples of {step} in {step}..{_ROWS} "
+        if len(out) > MAX_ROW_CLASSES:
+            raise ValueError(f"row_classes must hold 1..{MAX_ROW_CLASSES} multiples of {CL.row_class_step(cluster)} "
                              f"(cluster {cluster}), got {classes!r}")
-        return out
+        return CL.check_row_classes(out, cluster)
 
     def map_spec(self, i: int, which: str, padded: bool = False):
         """3-D maps (l = 1) with the cluster GEMM's boxes (the a16 box here is a 128-row tile's; each row class has
