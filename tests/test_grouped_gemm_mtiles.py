@@ -95,6 +95,10 @@ def test_choose_row_classes_keeps_the_largest_and_the_cheapest_rest():
     assert GM.tile_row_classes(case1, (128, 96, 80), 2) == (80, 96, 96, 128, 80, 80, 128, 128, 96, 80, 80)
     assert GM.choose_row_classes(GM.mtiles(COMPETITION[2]), 1) == (112, 96)
     assert GM.choose_row_classes(GM.mtiles(COMPETITION[3]), 2) == (128,)
+    # one whole tile per CTA, all at once: the largest class alone (case 3's schedule)
+    assert GM.choose_row_classes(GM.mtiles(COMPETITION[2]), 1, one_wave=True) == (112,)
+    assert GM.choose_row_classes(case1, 2, one_wave=True) == (128,)
+    assert GM.choose_row_classes(GM.mtiles([(20, 256, 512), (70, 256, 512)]), 1, one_wave=True) == (80,)
     rng = np.random.default_rng(7)
     for _ in range(30):  # against every subset, by brute force
         tiles = GM.mtiles([(int(m), 256, 512) for m in rng.integers(1, 300, size=6)])
@@ -467,3 +471,15 @@ def test_row_classes_match_float64_reference(shapes, plan_kwargs):
     assert _counters_zero(plan)
     if "row_classes" not in plan_kwargs:
         assert len(set(plan.tile_classes)) > 1  # the default chose several
+
+
+@pytest.mark.gpu
+@requires_gpu
+@pytest.mark.parametrize("shapes, plan_kwargs, classes", [
+    (COMPETITION[2], {}, (112,)),  # whole tiles in one wave: the largest class alone
+    (COMPETITION[2], dict(cluster=1, units_per_cluster=8), (112, 96)),  # two runs per tile: both classes
+])
+def test_whole_tiles_in_one_wave_build_one_row_class(shapes, plan_kwargs, classes):
+    results, plan, _ = _run(shapes, "wide", **plan_kwargs)
+    assert all(r.ok for r in results), (plan, [r.summary() for r in results if not r.ok])
+    assert plan.row_classes == classes and plan.constants["ROW_CLASSES"] == "_".join(map(str, classes))

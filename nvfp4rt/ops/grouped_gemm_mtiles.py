@@ -122,12 +122,19 @@ def unit_cost(row_class: int) -> float:
     return UNIT_FIXED + (1.0 - UNIT_FIXED) * row_class / _ROWS
 
 
-def choose_row_classes(tiles, cluster: int) -> tuple[int, ...]:
+def choose_row_classes(tiles, cluster: int, one_wave: bool = False) -> tuple[int, ...]:
     """The row classes (largest first) one build gets for these m tiles (pure): each tile needs its rows rounded up
     to :func:`nvfp4rt.ops.gemm_wgmma_cluster.row_class`; where more than MAX_ROW_CLASSES differ, the subset that
     keeps the largest and costs the tiles least in :func:`unit_cost` (each tile taking the smallest class that
-    holds it; ties: the larger classes)."""
+    holds it; ties: the larger classes).
+
+    ``one_wave``: every cluster runs one whole tile and all of them run at once.  Then the largest class alone sets
+    the call's pace (a smaller one only lets its CTAs finish early), so the build gets that class alone: a second
+    unit loop in the build slows the largest one's (competition case 3 on the H100, kernel alone: 29.0-29.1 us with
+    (112,) against 29.2-29.5 with (112, 96); docs/device-logs/2026-11-27-session36/01-probe1.log)."""
     need = sorted({CL.row_class(t.rows, cluster) for t in tiles}, reverse=True)
+    if one_wave:
+        return (need[0],)
     if len(need) <= MAX_ROW_CLASSES:
         return tuple(need)
     from itertools import combinations
@@ -319,8 +326,10 @@ class GroupedGemmMTilePlan(GroupedOperands):
             kern.set_max_dynamic_shared(geo.shared_mem)
             return cons, kern, CL._max_active_clusters(kern, cl, geo.threads, geo.shared_mem, props.sm_count)
 
-        def classes_for(cl):
-            return self._checked_classes(row_classes, cl) if row_classes is not None else choose_row_classes(tiles, cl)
+        def classes_for(cl, one_wave=False):
+            if row_classes is not None:
+                return self._checked_classes(row_classes, cl)
+            return choose_row_classes(tiles, cl, one_wave)
 
         if cluster is None:
             _, _, max_ctas = kernel_for(1, stages, a_bufs, classes_for(1))
@@ -335,9 +344,14 @@ class GroupedGemmMTilePlan(GroupedOperands):
         st, ab = stages, a_bufs
         if cl == 1 and upc == k_stages and stages is None and a_bufs is None:  # whole tiles: a deeper a16 ring
             st, ab = WHOLE_TILE_RINGS
-        self.row_classes = classes_for(cl)
-        self.tile_classes = tile_row_classes(tiles, self.row_classes, cl)
+        # one whole tile per cluster: if they all fit one wave, the largest row class alone sets the pace
+        whole = upc == k_stages
+        self.row_classes = classes_for(cl, one_wave=whole)
         self.constants, self.kernel, self.max_clusters = kernel_for(cl, st, ab, self.row_classes)
+        if whole and len(tiles) * -(-n // (_ROWS * cl)) > self.max_clusters:  # several waves: every class counts
+            self.row_classes = classes_for(cl)
+            self.constants, self.kernel, self.max_clusters = kernel_for(cl, st, ab, self.row_classes)
+        self.tile_classes = tile_row_classes(tiles, self.row_classes, cl)
         g = CL.cluster_geometry(mv, n, k, 1, self.max_clusters, cluster=cl, stages=st, a_bufs=ab,
                                 units_per_cluster=upc)
         self.starts = unit_starts(self.tile_classes, g.n_tiles, k_stages, self.max_clusters, upc, split_cost)
