@@ -100,7 +100,7 @@ def test_the_decode_table_carries_each_groups_first_row():
     dec.item_starts, dec.row_starts = (0, 10, 24), (0, 5, 12)
     dec.items, dec.rows = 28, 14
     words = dec.table([1, 2, 3], [4, 5, 6], [32, 48, 64], [4, 5, 6]).view(np.uint32)
-    assert list(words[:3, 2]) == [0, 5, 12] and list(words[:3, 0]) == [0, 10, 24] and words[3, 0] == 28
+    assert list(words[:4, 2]) == [0, 5, 12, 14] and list(words[:3, 0]) == [0, 10, 24] and words[3, 0] == 28
 
 
 @pytest.mark.skipif(find_ptxas() is None, reason="ptxas not found")

@@ -297,14 +297,14 @@ class GroupedDecodeA16:
     def table(self, a_ptrs, sfa_ptrs, a_rows, sfa_rows) -> np.ndarray:
         """The (G + 1) x 64-byte table for these pointers and row strides (bytes): per group u32[0] its first item,
         u32[1] its k32 pieces per row, u32[2] its first row (the streamed decode's), u64 at byte 16 a, 24 sfa,
-        32 a_row, 40 sfa_row; entry G holds the item count."""
+        32 a_row, 40 sfa_row; entry G holds the item count and the row count."""
         G = len(self.shapes)
         t = np.zeros((G + 1, GROUPED_TABLE_ENTRY // 8), dtype=np.uint64)
         words = t.view(np.uint32)
         for g, (m, k) in enumerate(self.shapes):
             words[g, 0], words[g, 1], words[g, 2] = self.item_starts[g], k // _PIECE_K, self.row_starts[g]
             t[g, 2:6] = (a_ptrs[g], sfa_ptrs[g], a_rows[g], sfa_rows[g])
-        words[G, 0] = self.items
+        words[G, 0], words[G, 2] = self.items, self.rows
         return t
 
     def launch(self, table_ptr: int, out_ptr: int, stream_handle) -> None:
