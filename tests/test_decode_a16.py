@@ -535,14 +535,11 @@ def test_the_grouped_ptx_interpreted_writes_every_groups_reference():
     shapes = [(12, 64), (20, 192), (36, 128)]  # 24 + 120 + 144 = 288 items > 64 per CTA
     table_at, base_out = 0x100, 0x40000
     dec = D.GroupedDecodeA16.__new__(D.GroupedDecodeA16)
-    starts, row_starts, items, rows = [], [], 0, 0
+    starts, items = [], 0
     for m, k in shapes:
         starts.append(items)
-        row_starts.append(rows)
         items += m * k // 32
-        rows += m
     dec.shapes, dec.item_starts, dec.items = shapes, tuple(starts), items
-    dec.row_starts, dec.rows = tuple(row_starts), rows
     mem = np.full(base_out + 64 * items + 64, 0xA5, np.uint8)
     a_ptrs, sf_ptrs, a_rows, sf_rows, wants, at = [], [], [], [], [], 0x2000
     for m, k in shapes:

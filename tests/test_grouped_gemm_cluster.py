@@ -348,10 +348,9 @@ def test_decode_table_matches_the_grouped_decode():
 
     dec = GroupedDecodeA16.__new__(GroupedDecodeA16)  # the table needs no device
     dec.shapes, dec.item_starts, dec.items = [(80, 7168), (3, 64)], (0, 80 * 224), 80 * 224 + 3 * 2
-    dec.row_starts, dec.rows = (0, 80), 83
     t = dec.table([0x100, 0x200], [0x300, 0x401], [3584, 48], [448, 5])
     w = t.view(np.uint32)
-    assert list(w[0, :3]) == [0, 224, 0] and list(w[1, :3]) == [80 * 224, 2, 80] and w[2, 0] == dec.items
+    assert list(w[0, :2]) == [0, 224] and list(w[1, :2]) == [80 * 224, 2] and w[2, 0] == dec.items
     assert t[0, 2:6].tolist() == [0x100, 0x300, 3584, 448] and t[1, 2:6].tolist() == [0x200, 0x401, 48, 5]
     grouped = render(DECODE_PTX, "sm_90a", {"NORMAL_OPERANDS": 0, "GROUPED": 1})
     assert "ld.global.nc.v2.u32 {%istart, %pieces}, [%pe];" in grouped

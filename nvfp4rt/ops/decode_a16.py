@@ -34,7 +34,7 @@ from ..nvfp4 import E4M3, decode_scales, fp4_values, unpack_fp4_codes
 from ..ptxsource import ptx_dir
 from ._args import device_ptr, positive_int
 
-__all__ = ["DecodeA16Plan", "GroupedDecodeA16", "StreamedDecodeA16", "a16_reference", "a16_k_order", "decode_grid", "K_MULTIPLE", "THREADS",
+__all__ = ["DecodeA16Plan", "GroupedDecodeA16", "a16_reference", "a16_k_order", "decode_grid", "K_MULTIPLE", "THREADS",
            "CTAS_PER_SM"]
 
 _KERNEL_FILE = "nvfp4_decode_a16.ptx"
@@ -268,7 +268,7 @@ class GroupedDecodeA16:
         shapes = [tuple(s) for s in shapes]
         if not shapes:
             raise ValueError("shapes must hold at least one (m, k)")
-        starts, row_starts, items, rows = [], [], 0, 0
+        starts, items = [], 0
         for i, s in enumerate(shapes):
             if len(s) != 2:
                 raise ValueError(f"shapes[{i}] must be (m, k), got {s!r}")
@@ -276,14 +276,11 @@ class GroupedDecodeA16:
             if k % K_MULTIPLE:
                 raise ValueError(f"shapes[{i}]: k must be a multiple of {K_MULTIPLE}, got {k}")
             starts.append(items)
-            row_starts.append(rows)
             items += m * (k // _PIECE_K)
-            rows += m
         if items >= _MAX_ITEMS:
             raise ValueError(f"{items} work items do not fit the kernel's 32-bit index (at most {_MAX_ITEMS - 1})")
         self.shapes = [(int(m), int(k)) for m, k in shapes]
         self.item_starts, self.items = tuple(starts), items
-        self.row_starts, self.rows = tuple(row_starts), rows
         self.offsets = tuple(64 * s for s in starts)
         self.out_bytes = 64 * items
         dev = device if device is not None else driver.device()
@@ -295,16 +292,14 @@ class GroupedDecodeA16:
         self._launch = None
 
     def table(self, a_ptrs, sfa_ptrs, a_rows, sfa_rows) -> np.ndarray:
-        """The (G + 1) x 64-byte table for these pointers and row strides (bytes): per group u32[0] its first item,
-        u32[1] its k32 pieces per row, u32[2] its first row (the streamed decode's), u64 at byte 16 a, 24 sfa,
-        32 a_row, 40 sfa_row; entry G holds the item count and the row count."""
+        """The (G + 1) x 64-byte table for these pointers and row strides (bytes)."""
         G = len(self.shapes)
         t = np.zeros((G + 1, GROUPED_TABLE_ENTRY // 8), dtype=np.uint64)
         words = t.view(np.uint32)
         for g, (m, k) in enumerate(self.shapes):
-            words[g, 0], words[g, 1], words[g, 2] = self.item_starts[g], k // _PIECE_K, self.row_starts[g]
+            words[g, 0], words[g, 1] = self.item_starts[g], k // _PIECE_K
             t[g, 2:6] = (a_ptrs[g], sfa_ptrs[g], a_rows[g], sfa_rows[g])
-        words[G, 0], words[G, 2] = self.items, self.rows
+        words[G, 0] = self.items
         return t
 
     def launch(self, table_ptr: int, out_ptr: int, stream_handle) -> None:
@@ -320,81 +315,3 @@ class GroupedDecodeA16:
             self._launch.set_stream(stream_handle)
         self._ptrs = ptrs
         self._launch.launch()
-
-    def relaunch(self) -> None:
-        """Launch again as last time (the prepared launch)."""
-        self._launch.launch()
-
-
-#: the streamed decode's block (its .maxntid): 32 warps, each running one (row, k256 chunk) task at a time
-STREAM_THREADS = 1024
-#: k elements per chunk of the streamed decode: one k256 stage of the GEMM, one flag
-STREAM_CHUNK_K = 256
-
-
-@lru_cache(maxsize=None)
-def _stream_kernel(ordinal: int):
-    from ..module import load
-
-    kernel = load(ptx_dir() / "nvfp4_decode_a16_stream.ptx", device=driver.Device(ordinal),
-                  target="sm_90a").kernel("nvfp4_decode_a16_stream")
-    kernel.set_shared_carveout(DECODE_CARVEOUT)
-    return kernel
-
-
-class StreamedDecodeA16(GroupedDecodeA16):
-    """The grouped decode run BESIDE the GEMM that reads it (``ptx/nvfp4_decode_a16_stream.ptx``): ``ctas`` CTAs of
-    1024 threads, meant for the SMs the GEMM's grid leaves idle, decoding k256 chunk by chunk and counting each row's
-    chunk in on a u32 flag per chunk (the buffer ``flags``, zeroed here, never reset).
-
-    ``StreamedDecodeA16(shapes, ctas, *, device=None)``: ``shapes`` as for :class:`GroupedDecodeA16` (the same A16
-    bytes, offsets and table), all with one k.  Every :meth:`launch` adds ``rows`` to each chunk's flag, and
-    :attr:`target` (``launches * rows`` mod 2^32) is what the GEMM launched behind it waits for (the cluster GEMM's
-    A_FLAGS build, parameters ``p_aflags`` = :attr:`flags_ptr` and ``a_target``).  So every launch of this decode must
-    go through :meth:`launch` or :meth:`relaunch`, which count it.
-    """
-
-    def __init__(self, shapes, ctas: int, *, device=None):
-        super().__init__(shapes, device=device)
-        ks = {k for _, k in self.shapes}
-        if len(ks) != 1:
-            raise ValueError(f"shapes must share k for the streamed decode, got k in {sorted(ks)}")
-        self.k = ks.pop()
-        self.chunks = -(-self.k // STREAM_CHUNK_K)
-        if self.chunks * self.rows >= _MAX_ITEMS:
-            raise ValueError(f"{self.chunks} chunks x {self.rows} rows do not fit the kernel's 32-bit task index")
-        self.grid = positive_int("ctas", ctas)
-        self.kernel = _stream_kernel(self.device.ordinal)
-        from ..memory import DeviceAllocation
-
-        self.flags = DeviceAllocation(4 * self.chunks, self.device)
-        driver.call("cuMemsetD32", self.flags.ptr, 0, self.chunks)
-        self.launches = 0
-
-    @property
-    def flags_ptr(self) -> int:
-        return self.flags.ptr
-
-    @property
-    def target(self) -> int:
-        """Each chunk's flag once every launch so far has counted all its rows in (mod 2^32)."""
-        return (self.launches * self.rows) & 0xFFFFFFFF
-
-    def launch(self, table_ptr: int, out_ptr: int, stream_handle) -> None:
-        ptrs = (table_ptr, out_ptr)
-        if self._launch is None:
-            self._launch = self.kernel.prepare(
-                Pointer(table_ptr), Pointer(out_ptr), Pointer(self.flags.ptr), len(self.shapes), self.rows,
-                self.k // _PIECE_K, self.chunks, grid=self.grid, block=STREAM_THREADS, stream=stream_handle)
-        else:
-            for name, old, new in zip(("p_table", "p_out"), self._ptrs, ptrs):
-                if old != new:
-                    self._launch.set(name, Pointer(new))
-            self._launch.set_stream(stream_handle)
-        self._ptrs = ptrs
-        self.relaunch()
-
-    def relaunch(self) -> None:
-        """Launch again as last time (the prepared launch), counted."""
-        self._launch.launch()
-        self.launches += 1

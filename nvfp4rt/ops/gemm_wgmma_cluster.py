@@ -462,7 +462,7 @@ def kernel_constants(cluster: int = DEFAULT_CLUSTER, a_bufs: int = _DEFAULT_A_BU
                      consumer_wgs: int = DEFAULT_CONSUMER_WGS, head_check: bool = True,
                      head_wait: int = DEFAULT_HEAD_WAIT, ksplit: int = 1, ks_stream: bool = False,
                      ks_help: bool = False, grouped: bool = False, dual: bool = False, fused_a: bool = False,
-                     a_wait: int = A_WAIT_CLOCKS, row_classes=None, a_flags: bool = False) -> dict:
+                     a_wait: int = A_WAIT_CLOCKS, row_classes=None) -> dict:
     """The template constants of one kernel variant (see the PTX header).
 
     ``head_check=False`` builds the stream-K hand-off without the head's early look at the tile counter
@@ -480,9 +480,7 @@ def kernel_constants(cluster: int = DEFAULT_CLUSTER, a_bufs: int = _DEFAULT_A_BU
     chunk before decoding the chunk itself (0: at once, so every chunk not yet decoded is decoded twice; for tests).
     ``row_classes`` (``grouped`` only; default ``(TILE,)``): the A row counts the build has unit loops for, largest
     first (ROW_CLASSES, e.g. ``"128_96_80"``; PTX header, "ROW CLASSES"), each a multiple of
-    :func:`row_class_step`.  ``a_flags`` (``grouped`` only) builds the A16 producer that waits per k stage for the
-    flags of the streamed decode (``ptx/nvfp4_decode_a16_stream.ptx``) instead of the decode grid (A_FLAGS; two more
-    parameters, ``p_aflags`` and ``a_target``; PTX header, "A16 FROM A STREAMED DECODE")."""
+    :func:`row_class_step`."""
     if isinstance(wgmma_depth, bool) or wgmma_depth not in WGMMA_DEPTHS:
         raise ValueError(f"wgmma_depth must be one of {WGMMA_DEPTHS}, got {wgmma_depth!r}")
     if wgmma_depth == 3 and a_bufs < 6:
@@ -514,8 +512,6 @@ def kernel_constants(cluster: int = DEFAULT_CLUSTER, a_bufs: int = _DEFAULT_A_BU
         row_classes = (TILE,)
     elif not grouped:
         raise ValueError("row_classes needs grouped=True")
-    if flag("a_flags", a_flags) and not grouped:
-        raise ValueError("a_flags needs grouped=True")
     classes = check_row_classes(row_classes, cluster)
     tn = tile_n(consumer_wgs)
     return {"CLUSTER": int(cluster), "CLUSTER_LOG2": int(cluster).bit_length() - 1, "A_BUFS": int(a_bufs),
@@ -528,7 +524,7 @@ def kernel_constants(cluster: int = DEFAULT_CLUSTER, a_bufs: int = _DEFAULT_A_BU
             "KS_PUSH": int(ksplit > 1 and not ks_stream), "KS_HELP": int(bool(ks_help)),
             "KS_ROWMAJOR": int(bool(ks_stream) or bool(ks_help)), "GROUPED": int(bool(grouped)),
             "DUAL": int(bool(dual)), "FUSED_A": int(bool(fused_a)), "A_WAIT": int(a_wait),
-            "ROW_CLASSES": "_".join(str(r) for r in classes), "A_FLAGS": int(bool(a_flags))}
+            "ROW_CLASSES": "_".join(str(r) for r in classes)}
 
 
 def a_chunks(m: int, k: int, l: int) -> tuple[int, int]:

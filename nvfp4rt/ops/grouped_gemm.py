@@ -400,17 +400,14 @@ class GroupedOperands:
         return buf.ptr
 
     # ---- the plans that decode A once per call (the cluster and m-tile kernels)
-    def _setup_decoded_a(self, workspace_bytes: int, counters: int, stream_ctas: int = 0) -> None:
+    def _setup_decoded_a(self, workspace_bytes: int, counters: int) -> None:
         """The grouped A decode, its A16 buffer and device table, the stream-K workspace, zeroed counters, and one
-        a16 map per group (A16 never moves, so the maps are built once).  ``stream_ctas``: the decode runs beside
-        the GEMM on that many CTAs (:class:`nvfp4rt.ops.decode_a16.StreamedDecodeA16`) instead of in front of it."""
+        a16 map per group (A16 never moves, so the maps are built once)."""
         from ..memory import DeviceAllocation
-        from .decode_a16 import GROUPED_TABLE_ENTRY, GroupedDecodeA16, StreamedDecodeA16
+        from .decode_a16 import GROUPED_TABLE_ENTRY, GroupedDecodeA16
 
         dev, G = self.device, len(self.shapes)
-        shapes = [(m, k) for m, _, k in self.shapes]
-        self._decode = (StreamedDecodeA16(shapes, stream_ctas, device=dev) if stream_ctas
-                        else GroupedDecodeA16(shapes, device=dev))
+        self._decode = GroupedDecodeA16([(m, k) for m, _, k in self.shapes], device=dev)
         self._a16 = DeviceAllocation(self._decode.out_bytes, dev)
         self._ws = DeviceAllocation(workspace_bytes, dev)
         self._counters = DeviceAllocation(4 * counters, dev)
@@ -442,8 +439,7 @@ class GroupedOperands:
         they are).  Otherwise the last call's key is forgotten until this call has passed every check."""
         repeat = self._repeat_key(groups, alphas, stream)
         if repeat is not None and repeat == self._repeat:
-            self._decode.relaunch()
-            self._retarget_gemm()
+            self._decode._launch.launch()
             self._launch.launch()
             return repeat, True
         self._repeat = None
@@ -453,10 +449,6 @@ class GroupedOperands:
         """The grouped decode's table for these ``(a, b, sfa, sfb, c)`` pointers."""
         return self._decode.table([p[0] for p in ptrs], [p[2] for p in ptrs], [lay.a_row for lay in self.layouts],
                                   [lay.sfa_row for lay in self.layouts])
-
-    def _retarget_gemm(self) -> None:
-        """Update the prepared GEMM launch for the decode launched just before it (a plan whose GEMM waits on a
-        streamed decode's flags: its target); nothing here."""
 
     def _launch_gemm(self, stream, prepare) -> None:
         """Launch the plan's GEMM on ``stream``: prepared by ``prepare()`` on the first call, re-streamed after."""

@@ -34,13 +34,12 @@ import numpy as np
 
 from ..launch import Pointer
 from . import gemm_wgmma_cluster as CL
-from ._args import flag, positive_int
+from ._args import positive_int
 from .grouped_gemm import WHOLE_TILE_SLACK, GroupedOperands, K_MULTIPLE, STAGE_K, alphas_fit
 
 __all__ = ["GroupedGemmMTilePlan", "MTile", "mtiles", "schedule", "build_mtile_table", "supports", "preferred",
            "choose_row_classes", "tile_row_classes", "unit_starts", "tile_contributors", "schedule_words",
-           "MTILE_ENTRY_BYTES", "STREAMK_MIN_STAGES", "WHOLE_TILE_RINGS", "MAX_ROW_CLASSES", "streams_decode",
-           "STREAM_DECODE_MAX_CTAS"]
+           "MTILE_ENTRY_BYTES", "STREAMK_MIN_STAGES", "WHOLE_TILE_RINGS", "MAX_ROW_CLASSES"]
 
 #: bytes per m-tile table entry (the PTX header's "GROUPS BY M TILE" has the layout)
 MTILE_ENTRY_BYTES = 448
@@ -69,8 +68,6 @@ EPILOGUE_COST = 0.3
 #: (docs/device-logs/2026-11-27-session35/10, 14) case 1 ran 118.3-120.3 us whole with 2, against 121.3-122.2 with 1
 #: and 120.0-120.9 with 3, 4 or 6; case 2 on this plan preferred 2-3 and still trails the grouped cluster kernel
 SPLIT_COST = 2.0
-#: the most CTAs (one per idle SM, 1024 threads each) a streamed decode takes
-STREAM_DECODE_MAX_CTAS = 16
 
 
 @dataclass(frozen=True)
@@ -245,12 +242,6 @@ def build_mtile_table(tiles, maps, c_ptrs, c_rows, alphas, classes=None) -> np.n
     return out
 
 
-def streams_decode(whole_tiles: bool, ctas: int, sm_count: int) -> bool:
-    """Whether the m-tile plan runs A's decode beside the GEMM (pure): its schedule gives each cluster one whole
-    tile, all in one wave, and the grid of ``ctas`` leaves at least one of ``sm_count`` SMs idle for it."""
-    return bool(whole_tiles) and 0 < ctas < sm_count
-
-
 def supports(shapes, alphas=None) -> bool:
     """True when the m-tile kernel can run these groups: they share n and k, and every alpha fits (|alpha| * 2^28
     within fp32)."""
@@ -288,14 +279,11 @@ class GroupedGemmMTilePlan(GroupedOperands):
     """A grouped GEMM of fixed shapes and layouts whose groups share n and k, on the cluster GEMM kernel.
 
     ``GroupedGemmMTilePlan(shapes, layouts=None, *, device=None, cluster=None, units_per_cluster=None, stages=None,
-    a_bufs=None, head_check=True, head_wait=32768, row_classes=None, split_cost=SPLIT_COST, stream_decode=None)``;
+    a_bufs=None, head_check=True, head_wait=32768, row_classes=None, split_cost=SPLIT_COST)``;
     ``plan(groups, alphas=None, stream=None)`` with ``groups`` a list of ``(a, b, sfa, sfb, c)`` as for
     :class:`nvfp4rt.ops.grouped_gemm.GroupedGemmPlan`.  ``cluster`` and ``units_per_cluster`` override
     :func:`schedule` (tests use both); ``row_classes`` overrides :func:`choose_row_classes` (``(128,)``: every tile
-    on 128-row wgmmas, as before session 35); ``split_cost`` is :func:`unit_starts`'.  ``stream_decode``: run A's
-    decode beside the GEMM on the SMs its grid leaves idle (:class:`nvfp4rt.ops.decode_a16.StreamedDecodeA16`, the
-    kernel's A_FLAGS build) instead of in front of it; None takes :func:`streams_decode`'s rule, True forces it (on
-    at least one SM), False keeps the decode in front.  The plan owns the A16 buffer,
+    on 128-row wgmmas, as before session 35); ``split_cost`` is :func:`unit_starts`'.  The plan owns the A16 buffer,
     the workspace, the zeroed counters and the tables, so one plan must not run on two streams at once.
     """
 
@@ -304,10 +292,8 @@ class GroupedGemmMTilePlan(GroupedOperands):
     def __init__(self, shapes, layouts=None, *, device=None, cluster: int | None = None,
                  units_per_cluster: int | None = None, stages: int | None = None, a_bufs: int | None = None,
                  head_check: bool = True, head_wait: int = CL.DEFAULT_HEAD_WAIT, row_classes=None,
-                 split_cost: float = SPLIT_COST, stream_decode: bool | None = None):
+                 split_cost: float = SPLIT_COST):
         tiles = ()
-        if stream_decode is not None:
-            stream_decode = flag("stream_decode", stream_decode)
         if isinstance(split_cost, bool) or not isinstance(split_cost, (int, float, np.integer, np.floating)) \
                 or not 0 <= split_cost < np.inf:
             raise ValueError(f"split_cost must be a finite number >= 0, got {split_cost!r}")
@@ -330,13 +316,12 @@ class GroupedGemmMTilePlan(GroupedOperands):
 
         k_stages = -(-k // STAGE_K)
 
-        def kernel_for(cl, st, ab, classes, a_flags=False):
+        def kernel_for(cl, st, ab, classes):
             geo = CL.cluster_geometry(mv, n, k, 1, 1, cluster=cl, stages=st, a_bufs=ab)
             if geo.shared_mem > props.max_shared_per_block_optin:
                 raise ValueError(f"stages={geo.num_stages}, a_bufs={geo.a_bufs} need {geo.shared_mem} bytes of shared "
                                  f"memory; the device allows {props.max_shared_per_block_optin}")
-            cons = CL.kernel_constants(cl, geo.a_bufs, 1, 2, head_check, head_wait, grouped=True, row_classes=classes,
-                                       a_flags=a_flags)
+            cons = CL.kernel_constants(cl, geo.a_bufs, 1, 2, head_check, head_wait, grouped=True, row_classes=classes)
             kern = CL._kernel(dev.ordinal, tuple(sorted(cons.items())))
             kern.set_max_dynamic_shared(geo.shared_mem)
             return cons, kern, CL._max_active_clusters(kern, cl, geo.threads, geo.shared_mem, props.sm_count)
@@ -373,17 +358,12 @@ class GroupedGemmMTilePlan(GroupedOperands):
         self._even_runs = 0 if upc is None else positive_int("units_per_cluster", upc)  # the kernel's units_per_cta
         self.geometry = g = replace(g, clusters=len(self.starts) - 1,
                                     units_per_cluster=max(b - a for a, b in zip(self.starts, self.starts[1:])))
-        self.decode_ctas = 0  # the streamed decode's CTAs (0: the decode runs in front of the GEMM)
-        one_wave = whole and g.clusters <= self.max_clusters
-        if stream_decode or (stream_decode is None and streams_decode(one_wave, g.grid, props.sm_count)):
-            self.decode_ctas = max(1, min(props.sm_count - g.grid, STREAM_DECODE_MAX_CTAS))
-            self.constants, self.kernel, _ = kernel_for(cl, st, ab, self.row_classes, a_flags=True)
         self.shared_mem = g.shared_mem
 
         from ..memory import DeviceAllocation
         from ..tma import TensorMap
 
-        self._setup_decoded_a(g.workspace_bytes, g.counters, stream_ctas=self.decode_ctas)
+        self._setup_decoded_a(g.workspace_bytes, g.counters)
         # one a16 map per (group, row class): its box is one rank's slice of the class's rows
         self._a16_class_maps = {}
         for t, r in zip(tiles, self.tile_classes):
@@ -445,12 +425,10 @@ class GroupedGemmMTilePlan(GroupedOperands):
         self._decode.launch(self._decode_table.ptr, self._a16.ptr, handle)
         g = self.geometry
         dummy = self._a16_maps[0]  # the by-value maps are unused in this build
-        flags = (Pointer(self._decode.flags_ptr), self._decode.target) if self.decode_ctas else ()
-        self._retarget_gemm()
         self._launch_gemm(stream, lambda: self.kernel.prepare(
             dummy, dummy, dummy, Pointer(0), Pointer(self._ws.ptr), Pointer(self._counters.ptr), 0, 0, g.m, g.n,
             g.k_stages, g.m_tiles, g.n_tiles, g.units, self._even_runs, g.num_stages, _ALPHA_SCALE,
-            g.k_stages, 0, 0, Pointer(self._mtab.ptr), *flags,
+            g.k_stages, 0, 0, Pointer(self._mtab.ptr),
             grid=g.grid, block=g.threads, cluster=(g.cluster, 1, 1) if g.cluster > 1 else None,
             shared_mem=self.shared_mem, stream=stream, programmatic=True))
         if not padded_any:  # no per-call scale copy: a repeat of this call only needs the two launches
@@ -459,13 +437,7 @@ class GroupedGemmMTilePlan(GroupedOperands):
 
     __call__ = run
 
-    def _retarget_gemm(self) -> None:
-        """A streamed decode was just launched: the prepared GEMM waits for its flags' new target."""
-        if self.decode_ctas and self._launch is not None:
-            self._launch.set("a_target", self._decode.target)
-
     def __repr__(self) -> str:
         g = self.geometry
         return (f"<GroupedGemmMTilePlan groups={len(self.shapes)} m_tiles={len(self.tiles)} cluster={g.cluster} "
-                f"grid={g.grid} units/cluster={g.units_per_cluster} stages={g.num_stages} a_bufs={g.a_bufs}"
-                + (f" stream_decode={self.decode_ctas}" if self.decode_ctas else "") + ">")
+                f"grid={g.grid} units/cluster={g.units_per_cluster} stages={g.num_stages} a_bufs={g.a_bufs}>")
