@@ -478,6 +478,7 @@ def test_row_classes_match_float64_reference(shapes, plan_kwargs):
 @pytest.mark.parametrize("shapes, plan_kwargs, classes", [
     (COMPETITION[2], {}, (112,)),  # whole tiles in one wave: the largest class alone
     (COMPETITION[2], dict(cluster=1, units_per_cluster=8), (112, 96)),  # two runs per tile: both classes
+    ([(90, 17408, 256), (100, 17408, 256)], dict(cluster=1, units_per_cluster=1), (112, 96)),  # whole, 272 CTAs
 ])
 def test_whole_tiles_in_one_wave_build_one_row_class(shapes, plan_kwargs, classes):
     results, plan, _ = _run(shapes, "wide", **plan_kwargs)
