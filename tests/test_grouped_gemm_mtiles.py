@@ -480,7 +480,7 @@ def test_row_classes_match_float64_reference(shapes, plan_kwargs):
     (COMPETITION[2], dict(cluster=1, units_per_cluster=8), (112, 96)),  # two runs per tile: both classes
     ([(90, 17408, 256), (100, 17408, 256)], dict(cluster=1, units_per_cluster=1), (112, 96)),  # whole, 272 CTAs
 ])
-def test_whole_tiles_in_one_wave_build_one_row_class(shapes, plan_kwargs, classes):
+def test_whole_tiles_build_one_row_class_only_in_one_wave(shapes, plan_kwargs, classes):
     results, plan, _ = _run(shapes, "wide", **plan_kwargs)
     assert all(r.ok for r in results), (plan, [r.summary() for r in results if not r.ok])
     assert plan.row_classes == classes and plan.constants["ROW_CLASSES"] == "_".join(map(str, classes))
