@@ -69,8 +69,9 @@ def main():
         st = gb.make_inputs({"case": case}, np.random.default_rng())
         layouts = [GG._raw_groups([v])[0][3] for v in st.views]
         ref_bits = None
+        cls = type(GG.plan_grouped_gemm(st.shapes, layouts=layouts))  # the op layer's choice; fresh plans below
         for name in ("committed", "wide"):
-            p = GG.plan_grouped_gemm(st.shapes, layouts=layouts)
+            p = cls(st.shapes, layouts)
             if name == "wide":
                 p._decode = WideDecode(p._decode)
             outs = p(st.views)
