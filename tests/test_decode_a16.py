@@ -384,6 +384,7 @@ class _Interp:
             else:
                 self.code.append(ln.rstrip(";"))
         self.params, self.mem = params, mem
+        self.prefetches = []  # (thread, CTA, address, bytes) of every cp.async.bulk.prefetch.L2
 
     def _val(self, tok, r):
         tok = tok.strip()
@@ -449,8 +450,13 @@ class _Interp:
                 r[args[0]] = (v(1) * v(2) + v(3)) % 2**64
             elif op == "selp.b32":
                 r[args[0]] = v(1) if r[args[3]] else v(2)
-            elif op in ("setp.ge.u32", "setp.lt.u32"):
-                r[args[0]] = v(1) >= v(2) if op == "setp.ge.u32" else v(1) < v(2)
+            elif op in ("setp.ge.u32", "setp.lt.u32", "setp.ne.u32"):
+                a, b = v(1), v(2)
+                r[args[0]] = a >= b if op == "setp.ge.u32" else a < b if op == "setp.lt.u32" else a != b
+            elif op == "mad.lo.u32":
+                r[args[0]] = (v(1) * v(2) + v(3)) & m32
+            elif op == "cp.async.bulk.prefetch.L2.global":
+                self.prefetches.append((tid, ctaid, r[args[0].strip("[]")], v(1)))
             elif op in ("shf.l.wrap.b32", "shf.r.wrap.b32"):
                 assert args[1] == args[2]
                 n = v(3) % 32
@@ -474,12 +480,12 @@ class _Interp:
                 hi = b16(f16(a >> 16) * f16(b >> 16))
                 r[args[0]] = lo | (hi << 16)
             elif op in ("ld.global.nc.v4.b32", "ld.global.nc.u8", "ld.global.nc.u32", "ld.global.nc.v2.u32",
-                        "ld.global.nc.v2.u64"):
+                        "ld.global.nc.v2.u64", "ld.global.nc.u64"):
                 base, _, off = args[1].strip("[]").partition("+")
                 addr = r[base] + (int(off) if off else 0)
                 if op == "ld.global.nc.u8":
                     r[args[0]] = int(mem[addr])
-                elif op in ("ld.global.nc.u32", "ld.global.nc.v2.u32", "ld.global.nc.v2.u64"):
+                elif op in ("ld.global.nc.u32", "ld.global.nc.v2.u32", "ld.global.nc.v2.u64", "ld.global.nc.u64"):
                     size = 8 if op.endswith("u64") else 4
                     names = args[0].strip("{}").split(", ")
                     assert addr % (size * len(names)) == 0, hex(addr)
@@ -530,7 +536,9 @@ def test_the_ptx_interpreted_writes_the_reference(normal):
 def test_the_grouped_ptx_interpreted_writes_every_groups_reference():
     """GROUPED=1 on the kernel's own text: three groups with their own k, padded strides and odd scale
     bases, a grid of 1 CTA (each thread walks the table across groups); every group's A16 lands at
-    its offset, bit for bit, and nothing past the last."""
+    its offset, bit for bit, and nothing past the last.  The table lists five L2 warm-up regions (one empty,
+    one unaligned): threads 0..3 of CTA 0 prefetch the four whole ones, trimmed to 16 bytes, once each, and
+    the threads of a second CTA prefetch nothing."""
     rng = np.random.default_rng()
     shapes = [(12, 64), (20, 192), (36, 128)]  # 24 + 120 + 144 = 288 items > 64 per CTA
     table_at, base_out = 0x100, 0x40000
@@ -555,13 +563,41 @@ def test_the_grouped_ptx_interpreted_writes_every_groups_reference():
         sf_rows.append(sfa_row)
         wants.append(D.a16_reference(a, sfa).view(np.uint16)[0])
     assert at < base_out
-    table = dec.table(a_ptrs, sf_ptrs, a_rows, sf_rows).view(np.uint8).ravel()
+    warm = [(0x7000_0000, 448 * 5 + 24), (0x7100_0008, 100), (0x7200_0000, 8), (0x7300_0000, 16),
+            (0x7400_0000, 2**20)]
+    table = dec.table(a_ptrs, sf_ptrs, a_rows, sf_rows, warm=warm).view(np.uint8).ravel()
+    assert table.size == D.table_bytes(len(shapes), 4) == 64 * (len(shapes) + 2)
     mem[table_at:table_at + table.size] = table
     interp = _Interp(render(PTX, "sm_90a", {"NORMAL_OPERANDS": 0, "GROUPED": 1}),
                      dict(p_table=table_at, p_out=base_out, total_items=items), mem)
     for tid in range(D.THREADS):
         interp.run(tid, 0, 1)
+    assert interp.prefetches == [(0, 0, 0x7000_0000, 448 * 5 + 16), (1, 0, 0x7100_0010, 80),
+                                 (2, 0, 0x7300_0000, 16), (3, 0, 0x7400_0000, 2**20)]
+    other = _Interp(render(PTX, "sm_90a", {"NORMAL_OPERANDS": 0, "GROUPED": 1}),
+                    dict(p_table=table_at, p_out=base_out, total_items=0), mem.copy())
+    for tid in range(8):
+        other.run(tid, 1, 2)
+    assert other.prefetches == []
     for g, ((m, k), want) in enumerate(zip(shapes, wants)):
         off = base_out + 64 * starts[g]
         assert np.array_equal(mem[off:off + 2 * m * k].view(np.uint16).reshape(m, k), want), f"group {g}"
     assert (mem[base_out + 64 * items:] == 0xA5).all()
+
+
+def test_warm_regions_are_trimmed_to_whole_16_bytes_and_checked():
+    """cp.async.bulk.prefetch.L2 wants a 16-byte aligned address and size: a region keeps its whole 16-byte
+    blocks only; none left gives no record; bad regions and too many raise before any launch."""
+    assert D.warm_region(0x1000, 448) == (0x1000, 448)
+    assert D.warm_region(0x1004, 60) == (0x1010, 48)
+    assert D.warm_region(0x1004, 20) is None and D.warm_region(0x1000, 0) is None
+    with pytest.raises(ValueError, match="warm-up region"):
+        D.warm_region(-16, 64)
+    dec = D.GroupedDecodeA16.__new__(D.GroupedDecodeA16)
+    dec.shapes, dec.item_starts, dec.items = [(4, 64)], (0,), 8
+    plain = dec.table([0x100], [0x200], [32], [4])
+    assert plain.shape == (2, 8) and plain.view(np.uint32)[0, 12:14].tolist() == [0, 0]  # no list: no prefetch
+    with pytest.raises(ValueError, match="at most 256 regions"):
+        dec.table([0x100], [0x200], [32], [4], warm=[(0x1000 * (i + 1), 64) for i in range(257)])
+    full = dec.table([0x100], [0x200], [32], [4], warm=[(0x1000 * (i + 1), 64) for i in range(256)])
+    assert full.nbytes == D.table_bytes(1, 256) == 64 * (2 + 64)

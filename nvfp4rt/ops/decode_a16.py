@@ -248,6 +248,28 @@ class DecodeA16Plan:
 #: bytes per entry of the grouped decode's table (the PTX header's GROUPED=1 section)
 GROUPED_TABLE_ENTRY = 64
 
+#: bytes per record of the table's L2 warm-up list (the PTX header's "L2 WARM-UP OF THE GEMM'S TABLES")
+WARM_RECORD = 16
+#: records one launch may list: one per thread of CTA 0
+MAX_WARM_REGIONS = THREADS
+
+
+def warm_region(ptr: int, nbytes: int) -> tuple[int, int] | None:
+    """The part of ``[ptr, ptr + nbytes)`` a ``cp.async.bulk.prefetch.L2`` may cover (16-byte aligned start and
+    size, inside the region), or None if no whole 16 bytes are left."""
+    ptr, nbytes = int(ptr), int(nbytes)
+    if ptr < 0 or nbytes < 0:
+        raise ValueError(f"a warm-up region needs a device pointer and a size >= 0, got ({ptr:#x}, {nbytes})")
+    start, end = -(-ptr // 16) * 16, (ptr + nbytes) // 16 * 16
+    if end <= start:
+        return None
+    return start, min(end - start, 2**32 - 16)
+
+
+def table_bytes(groups: int, warm_regions: int = 0) -> int:
+    """Bytes of a grouped decode table for ``groups`` groups and up to ``warm_regions`` warm-up records."""
+    return (groups + 1 + -(-warm_regions // (GROUPED_TABLE_ENTRY // WARM_RECORD))) * GROUPED_TABLE_ENTRY
+
 
 @lru_cache(maxsize=None)
 def _grouped_kernel(ordinal: int):
@@ -291,15 +313,25 @@ class GroupedDecodeA16:
         self.kernel = _grouped_kernel(dev.ordinal)
         self._launch = None
 
-    def table(self, a_ptrs, sfa_ptrs, a_rows, sfa_rows) -> np.ndarray:
-        """The (G + 1) x 64-byte table for these pointers and row strides (bytes)."""
+    def table(self, a_ptrs, sfa_ptrs, a_rows, sfa_rows, warm=()) -> np.ndarray:
+        """The table for these pointers and row strides (bytes): G + 1 entries of 64 bytes, then the L2 warm-up
+        list of ``warm``, ``(device pointer, bytes)`` regions that the GEMM after this decode reads first (its
+        tables; :func:`warm_region` trims each to whole 16 bytes), four 16-byte records per 64-byte row."""
         G = len(self.shapes)
-        t = np.zeros((G + 1, GROUPED_TABLE_ENTRY // 8), dtype=np.uint64)
+        regions = [r for r in (warm_region(p, n) for p, n in warm) if r is not None]
+        if len(regions) > MAX_WARM_REGIONS:
+            raise ValueError(f"warm: at most {MAX_WARM_REGIONS} regions (one per thread of CTA 0), got {len(regions)}")
+        t = np.zeros(table_bytes(G, len(regions)) // 8, dtype=np.uint64).reshape(-1, GROUPED_TABLE_ENTRY // 8)
         words = t.view(np.uint32)
         for g, (m, k) in enumerate(self.shapes):
             words[g, 0], words[g, 1] = self.item_starts[g], k // _PIECE_K
             t[g, 2:6] = (a_ptrs[g], sfa_ptrs[g], a_rows[g], sfa_rows[g])
         words[G, 0] = self.items
+        if regions:
+            words[0, 12], words[0, 13] = len(regions), (G + 1) * GROUPED_TABLE_ENTRY
+            recs = t[G + 1:].reshape(-1, 2)  # u64 pointer, u64 (u32 bytes, u32 0)
+            for i, (p, n) in enumerate(regions):
+                recs[i] = (p, n)
         return t
 
     def launch(self, table_ptr: int, out_ptr: int, stream_handle) -> None:

@@ -400,11 +400,12 @@ class GroupedOperands:
         return buf.ptr
 
     # ---- the plans that decode A once per call (the cluster and m-tile kernels)
-    def _setup_decoded_a(self, workspace_bytes: int, counters: int) -> None:
-        """The grouped A decode, its A16 buffer and device table, the stream-K workspace, zeroed counters, and one
-        a16 map per group (A16 never moves, so the maps are built once)."""
+    def _setup_decoded_a(self, workspace_bytes: int, counters: int, warm_regions: int = 0) -> None:
+        """The grouped A decode, its A16 buffer and device table (room for ``warm_regions`` L2 warm-up records: the
+        plan sets ``_l2_warm`` to its GEMM's tables once they exist), the stream-K workspace, zeroed counters, and
+        one a16 map per group (A16 never moves, so the maps are built once)."""
         from ..memory import DeviceAllocation
-        from .decode_a16 import GROUPED_TABLE_ENTRY, GroupedDecodeA16
+        from .decode_a16 import GroupedDecodeA16, table_bytes
 
         dev, G = self.device, len(self.shapes)
         self._decode = GroupedDecodeA16([(m, k) for m, _, k in self.shapes], device=dev)
@@ -412,7 +413,8 @@ class GroupedOperands:
         self._ws = DeviceAllocation(workspace_bytes, dev)
         self._counters = DeviceAllocation(4 * counters, dev)
         driver.call("cuMemsetD32", self._counters.ptr, 0, counters)
-        self._decode_table = DeviceAllocation((G + 1) * GROUPED_TABLE_ENTRY, dev)
+        self._decode_table = DeviceAllocation(table_bytes(G, warm_regions), dev)
+        self._l2_warm = ()
         self._a16_maps = [self._map(i, "a16", self._a16.ptr + self._decode.offsets[i], False, dtype="float16")
                           for i in range(G)]
 
@@ -446,9 +448,10 @@ class GroupedOperands:
         return repeat, False
 
     def _decode_table_for(self, ptrs) -> np.ndarray:
-        """The grouped decode's table for these ``(a, b, sfa, sfb, c)`` pointers."""
+        """The grouped decode's table for these ``(a, b, sfa, sfb, c)`` pointers, listing the GEMM's tables
+        (``_l2_warm``) for the decode to pull into L2 before the GEMM's first fetches."""
         return self._decode.table([p[0] for p in ptrs], [p[2] for p in ptrs], [lay.a_row for lay in self.layouts],
-                                  [lay.sfa_row for lay in self.layouts])
+                                  [lay.sfa_row for lay in self.layouts], warm=self._l2_warm)
 
     def _launch_gemm(self, stream, prepare) -> None:
         """Launch the plan's GEMM on ``stream``: prepared by ``prepare()`` on the first call, re-streamed after."""

@@ -363,7 +363,7 @@ class GroupedGemmMTilePlan(GroupedOperands):
         from ..memory import DeviceAllocation
         from ..tma import TensorMap
 
-        self._setup_decoded_a(g.workspace_bytes, g.counters)
+        self._setup_decoded_a(g.workspace_bytes, g.counters, warm_regions=1)
         # one a16 map per (group, row class): its box is one rank's slice of the class's rows
         self._a16_class_maps = {}
         for t, r in zip(tiles, self.tile_classes):
@@ -374,6 +374,7 @@ class GroupedGemmMTilePlan(GroupedOperands):
                     strides=strides, swizzle=swizzle)
         self._words = schedule_words(self.starts, g.tiles, k_stages)
         self._mtab = DeviceAllocation(len(tiles) * MTILE_ENTRY_BYTES + self._words.nbytes, dev)
+        self._l2_warm = ((self._mtab.ptr, self._mtab.nbytes),)  # the decode pulls it into L2 for the producers
         self._launch = None
 
     @staticmethod
