@@ -509,9 +509,9 @@ def test_repeat_calls_follow_new_contents_alphas_and_moved_buffers(variant, shap
 @requires_gpu
 @pytest.mark.parametrize("variant", ["wgmma_mtiles", "wgmma_cluster"])
 def test_the_decode_lists_the_gemms_tables_for_l2(variant):
-    """The grouped decode's table on the device lists the GEMM's own tables (m-tile entries and run starts; or
-    maps, problem table, starts and tile contributors) as its L2 warm-up regions, whole, so the decode pulls
-    exactly what the GEMM's producers read first; the results stay right."""
+    """The m-tile plan's decode table on the device lists the GEMM's m-tile table (entries and run starts), whole,
+    as its one L2 warm-up region, so the decode pulls exactly what the GEMM's producers read first; the cluster
+    plan's lists nothing (the warm-up slowed case 2, session 37).  The results stay right."""
     from nvfp4rt import data, driver, reference
     from nvfp4rt.ops.decode_a16 import table_bytes
 
@@ -522,13 +522,12 @@ def test_the_decode_lists_the_gemms_tables_for_l2(variant):
     plan([tuple(g) for g in groups])
     for g, r in zip(groups, reference.grouped_gemm_ref(d.groups)):
         assert reference.check(g[4].numpy().transpose(1, 2, 0), r).ok
-    want = ([(plan._mtab.ptr, plan._mtab.nbytes)] if variant == "wgmma_mtiles" else
-            [(b.ptr, b.nbytes) for b in (plan._tmap_buf, plan._table, plan._starts, plan._tile_ctas)])
-    assert all(p % 16 == 0 and n % 16 == 0 for p, n in want)  # allocations: nothing is trimmed
+    want = [(plan._mtab.ptr, plan._mtab.nbytes)] if variant == "wgmma_mtiles" else []
+    assert all(p % 16 == 0 and n % 16 == 0 for p, n in want)  # whole 16 bytes: nothing is trimmed
     t = np.empty(plan._decode_table.nbytes, np.uint8)
     driver.call("cuMemcpyDtoH", t.ctypes.data, plan._decode_table.ptr, t.nbytes)
     assert t.nbytes == table_bytes(len(shapes), len(want))
     count, off = t[:64].view(np.uint32)[12:14]
-    assert count == len(want) and off == 64 * (len(shapes) + 1)
+    assert count == len(want) and off == (64 * (len(shapes) + 1) if want else 0)
     recs = t[off:off + 16 * count].view(np.uint64).reshape(-1, 2)
     assert [(int(p), int(n)) for p, n in recs] == want

@@ -373,8 +373,9 @@ class GroupedGemmMTilePlan(GroupedOperands):
                     self._a16.ptr + self._decode.offsets[t.group], "float16", shape, (1, r // cl, 64),
                     strides=strides, swizzle=swizzle)
         self._words = schedule_words(self.starts, g.tiles, k_stages)
-        self._mtab = DeviceAllocation(len(tiles) * MTILE_ENTRY_BYTES + self._words.nbytes, dev)
-        self._l2_warm = ((self._mtab.ptr, self._mtab.nbytes),)  # the decode pulls it into L2 for the producers
+        # whole 16 bytes, so the decode's L2 warm-up (one bulk prefetch) covers all of it for the producers
+        self._mtab = DeviceAllocation(-(-(len(tiles) * MTILE_ENTRY_BYTES + self._words.nbytes) // 16) * 16, dev)
+        self._l2_warm = ((self._mtab.ptr, self._mtab.nbytes),)
         self._launch = None
 
     @staticmethod
