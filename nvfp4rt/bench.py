@@ -13,6 +13,11 @@ What a number here means (docs/bench.md has the long form):
 * After ``warmup`` untimed calls (module load, JIT, handle creation), at least
   ``iters`` calls are timed and the median is reported, with p10 and p90 to
   show the spread.
+* The same launches time differently by their position on the stream modulo
+  four launches (about 1 µs apart on the H100, even for no-op kernels): a
+  no-op launch before every fourth timed call, outside the events, spreads the
+  calls evenly over the four phases, whatever the call's own launch count
+  (:func:`phase_pads`).
 * Separately, :func:`time_back_to_back` measures host time per call over
   back-to-back calls through the Python API: launch overhead plus kernel.  The
   bench reports the median of :data:`API_REPEATS` such runs of 50 calls: one
@@ -50,6 +55,8 @@ __all__ = [
     "time_back_to_back",
     "API_REPEATS",
     "measure",
+    "phase_pads",
+    "PHASE_PERIOD",
     "DriverTimer",
     "TorchTimer",
     "CupyTimer",
@@ -119,11 +126,35 @@ class _TimerBase:
     def clear_l2(self) -> None:  # pragma: no cover - interface
         raise NotImplementedError
 
+    def pad(self, launches: int) -> None:  # pragma: no cover - interface
+        """Queue ``launches`` no-op kernel launches on the timed stream (they touch no memory)."""
+        raise NotImplementedError
+
     def synchronize(self) -> None:  # pragma: no cover - interface
         raise NotImplementedError
 
     def release(self, events) -> None:
         """Free events made by :meth:`event` (no-op where the framework frees them)."""
+
+
+#: The launch phase's period.  On the H100 (driver 580) a fixed sequence of launches, even two no-op kernels,
+#: times in one of four levels up to 1.4 µs apart, set by its position on the stream modulo four launches and steady
+#: from call to call (docs/device-logs/2026-11-27-session38/, logs 01-04; docs/bench.md, "The launch phase").
+PHASE_PERIOD = 4
+
+
+def phase_pads(iters: int, period: int = PHASE_PERIOD) -> list[int]:
+    """No-op launches to queue before each of ``iters`` timed calls: one before every ``period``-th call after
+    the first, none before the others.
+
+    Whatever the number L of launches per timed call (the clear's and the call's own, unknown to the harness),
+    call i = period*a + b starts at phase p0 + a + i*L (mod period).  Within each block of period**2 calls, for
+    each b the period values of a give every phase once, so every phase holds exactly ``period`` calls of the
+    block: the median is taken over the phases evenly instead of in whichever phase the stream happened to be."""
+    _check_counts(iters, 0)
+    if not isinstance(period, int) or isinstance(period, bool) or period < 1:
+        raise ValueError(f"period must be an int >= 1, got {period!r}")
+    return [1 if i and i % period == 0 else 0 for i in range(iters)]
 
 
 def _check_counts(iters, warmup) -> None:
@@ -134,15 +165,18 @@ def _check_counts(iters, warmup) -> None:
 
 
 def measure(fn: Callable[[], object], timer: _TimerBase, *, iters: int = 100, warmup: int = 10,
-            clear_l2: bool = True) -> Timing:
-    """Time ``fn`` with ``timer``: warm up, then per call: [clear L2], event, fn(), event.
+            clear_l2: bool = True, spread_phases: bool = True) -> Timing:
+    """Time ``fn`` with ``timer``: warm up, then per call: [no-op launches], [clear L2], event, fn(), event.
 
-    All events are created up front and read after one final synchronize, so the
-    host never stalls the stream between calls.
+    ``spread_phases``: queue the no-op launches of :func:`phase_pads` before the calls they are due, so the
+    timed calls fall evenly on the four launch phases (the module docstring); ``False`` times every call in
+    whatever phase the stream is in.  All events are created up front and read after one final synchronize, so
+    the host never stalls the stream between calls.
     """
     if not callable(fn):
         raise TypeError(f"fn must be callable, got {type(fn).__name__}")
     _check_counts(iters, warmup)
+    pads = phase_pads(iters) if spread_phases else [0] * iters
     for _ in range(warmup):
         if clear_l2:
             timer.clear_l2()
@@ -152,6 +186,8 @@ def measure(fn: Callable[[], object], timer: _TimerBase, *, iters: int = 100, wa
     ends = [timer.event() for _ in range(iters)]
     try:
         for i in range(iters):
+            if pads[i]:
+                timer.pad(pads[i])
             if clear_l2:
                 timer.clear_l2()
             timer.record(starts[i])
@@ -274,6 +310,10 @@ class DriverTimer(_TimerBase):
         driver.call("cuMemsetD8Async", self._scratch_ptr, self._fill, self.l2_clear_bytes, self._h)
         spin(self._h, self.device)
 
+    def pad(self, launches: int) -> None:
+        for _ in range(launches):
+            spin(self._h, self.device, 0)
+
     def synchronize(self) -> None:
         from . import driver
 
@@ -312,10 +352,17 @@ class TorchTimer(_TimerBase):
         return float(start.elapsed_time(end))
 
     def clear_l2(self) -> None:
+        self._buf.zero_()
+        spin(self._stream())
+
+    def pad(self, launches: int) -> None:
+        for _ in range(launches):
+            spin(self._stream(), ns=0)
+
+    def _stream(self):
         from . import driver
 
-        self._buf.zero_()
-        spin(driver.raw.CUstream(int(self.torch.cuda.current_stream().cuda_stream)))
+        return driver.raw.CUstream(int(self.torch.cuda.current_stream().cuda_stream))
 
     def synchronize(self) -> None:
         self.torch.cuda.current_stream().synchronize()
@@ -341,23 +388,32 @@ class CupyTimer(_TimerBase):
         return float(self.cupy.cuda.get_elapsed_time(start, end))
 
     def clear_l2(self) -> None:
+        self._buf.fill(0)
+        spin(self._stream())
+
+    def pad(self, launches: int) -> None:
+        for _ in range(launches):
+            spin(self._stream(), ns=0)
+
+    def _stream(self):
         from . import driver
 
-        self._buf.fill(0)
-        spin(driver.raw.CUstream(int(self.cupy.cuda.get_current_stream().ptr)))
+        return driver.raw.CUstream(int(self.cupy.cuda.get_current_stream().ptr))
 
     def synchronize(self) -> None:
         self.cupy.cuda.get_current_stream().synchronize()
 
 
 def time_op(fn: Callable[[], object], *, device=None, stream=None, iters: int = 100, warmup: int = 10,
-            clear_l2: bool = True) -> Timing:
+            clear_l2: bool = True, spread_phases: bool = True) -> Timing:
     """Median per-call device time of ``fn`` (which must enqueue its work on ``stream``).
 
     ``device``: an nvfp4rt Device or ordinal (default: the current one);
-    ``stream``: an nvfp4rt Stream (default: the device's default stream).
+    ``stream``: an nvfp4rt Stream (default: the device's default stream);
+    ``spread_phases``: see :func:`measure`.
     """
-    return measure(fn, DriverTimer(device, stream), iters=iters, warmup=warmup, clear_l2=clear_l2)
+    return measure(fn, DriverTimer(device, stream), iters=iters, warmup=warmup, clear_l2=clear_l2,
+                   spread_phases=spread_phases)
 
 
 #: runs of 50 back-to-back calls behind the bench's API figure (their median is reported)

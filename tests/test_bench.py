@@ -68,6 +68,9 @@ class FakeTimer(bench._TimerBase):
     def clear_l2(self):
         self.log.append("clear")
 
+    def pad(self, launches):
+        self.log.extend(["pad"] * launches)
+
     def synchronize(self):
         self.log.append("sync")
 
@@ -89,6 +92,46 @@ def test_measure_clears_l2_before_every_timed_call_and_times_only_the_call():
     assert t.samples == pytest.approx((1.0, 2.0, 3.0, 4.0, 5.0))  # ms -> us, warm-up excluded
     assert t.median_us == pytest.approx(3.0)
     assert timer.released == 10
+
+
+def test_measure_pads_before_every_fourth_timed_call_outside_the_events():
+    timer = FakeTimer([0.001] * 10)
+    bench.measure(timer.fn, timer, iters=9, warmup=1)
+    warm, timed = timer.log[:timer.log.index("sync")], timer.log[timer.log.index("sync") + 1:-1]
+    segments, cur = [], []  # each: the ops from the previous call's end event to this call's fn()
+    for op in timed:
+        cur.append(op)
+        if op == "fn":
+            segments.append(cur)
+            cur = []
+    assert all(seg[-2:] == ["record", "fn"] for seg in segments)  # nothing between the start event and the call
+    before = [[op for op in seg if op not in ("record", "fn")] for seg in segments]
+    assert before == [["clear"]] * 4 + [["pad", "clear"]] + [["clear"]] * 3 + [["pad", "clear"]]
+    assert "pad" not in warm
+
+
+def test_measure_can_leave_the_phases_alone():
+    timer = FakeTimer([0.001] * 10)
+    bench.measure(timer.fn, timer, iters=9, warmup=1, spread_phases=False)
+    assert "pad" not in timer.log
+
+
+@pytest.mark.parametrize("period", [2, 3, 4])
+@pytest.mark.parametrize("launches_per_call", range(9))
+def test_phase_pads_put_every_launch_count_evenly_on_every_phase(period, launches_per_call):
+    # call i starts at phase (pads queued before it, included) + i * launches_per_call, modulo the period
+    pads = bench.phase_pads(2 * period * period, period)
+    starts = np.cumsum(pads) + launches_per_call * np.arange(len(pads))
+    for block in (starts[:period * period], starts[period * period:]):
+        assert np.bincount(block % period, minlength=period).tolist() == [period] * period
+
+
+def test_phase_pads_default_period_and_bad_arguments():
+    assert bench.phase_pads(9) == [0, 0, 0, 0, 1, 0, 0, 0, 1]
+    assert bench.PHASE_PERIOD == 4
+    for bad in (dict(iters=0), dict(iters=2.0), dict(iters=4, period=0), dict(iters=4, period=True)):
+        with pytest.raises(ValueError):
+            bench.phase_pads(**bad)
 
 
 def test_measure_without_l2_clear_never_clears():
