@@ -9,6 +9,6 @@ PYTHONPATH=. timeout 200 python3 $S/stab.py 3 > "$OUT/06-stab-case3.log" 2>&1
 echo rc=$? >> "$OUT/06-stab-case3.log"
 PYTHONPATH=. timeout 200 python3 -m pytest -q -rs tests/test_bench.py tests/test_lab.py > "$OUT/07-pytest-bench.log" 2>&1
 echo rc=$? >> "$OUT/07-pytest-bench.log"
-export NVFP4RT_GIT_REVISION=$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+export NVFP4RT_GIT_REVISION=c7cfcfdb433e
 PYTHONPATH=. timeout 400 python3 -m nvfp4rt.cli bench grouped_gemm --results-dir $OUT/bench > "$OUT/08-bench-grouped.log" 2>&1
 echo rc=$? >> "$OUT/08-bench-grouped.log"
