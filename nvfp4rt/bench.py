@@ -733,6 +733,7 @@ def build_result(op: str, *, device: Mapping, ceilings: Mapping | None, shapes: 
             "warmup": warmup,
             "l2_clear_bytes": l2_clear_bytes,
             "spin_after_clear_ns": SPIN_NS,
+            "launch_phase_period": PHASE_PERIOD,
             "api_calls": 50,
         },
         "shapes": shapes,

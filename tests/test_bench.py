@@ -220,6 +220,7 @@ def test_result_document_schema_roundtrips_through_json(tmp_path):
         assert key in res, key
     assert res["git"] == {"revision": "a" * 40, "dirty": True}
     assert res["method"]["l2_clear_bytes"] == 104857600 and res["method"]["iters"] == 120
+    assert res["method"]["launch_phase_period"] == bench.PHASE_PERIOD  # the timed calls' phases were spread
     path = bench.write_result(res, results_dir=tmp_path)
     assert path.name == "gemv-nvidia-h100-80gb-hbm3-20261121T100000Z.json"
     back = json.loads(path.read_text())
