@@ -126,9 +126,14 @@ class _TimerBase:
     def clear_l2(self) -> None:  # pragma: no cover - interface
         raise NotImplementedError
 
-    def pad(self, launches: int) -> None:  # pragma: no cover - interface
-        """Queue ``launches`` no-op kernel launches on the timed stream (they touch no memory)."""
+    def _stream(self):  # pragma: no cover - interface
+        """The timed stream's driver handle."""
         raise NotImplementedError
+
+    def pad(self, launches: int) -> None:
+        """Queue ``launches`` no-op kernel launches (``bench_spin`` with 0 ns) on the timed stream."""
+        for _ in range(launches):
+            spin(self._stream(), getattr(self, "device", None), 0)
 
     def synchronize(self) -> None:  # pragma: no cover - interface
         raise NotImplementedError
@@ -310,9 +315,8 @@ class DriverTimer(_TimerBase):
         driver.call("cuMemsetD8Async", self._scratch_ptr, self._fill, self.l2_clear_bytes, self._h)
         spin(self._h, self.device)
 
-    def pad(self, launches: int) -> None:
-        for _ in range(launches):
-            spin(self._h, self.device, 0)
+    def _stream(self):
+        return self._h
 
     def synchronize(self) -> None:
         from . import driver
@@ -355,10 +359,6 @@ class TorchTimer(_TimerBase):
         self._buf.zero_()
         spin(self._stream())
 
-    def pad(self, launches: int) -> None:
-        for _ in range(launches):
-            spin(self._stream(), ns=0)
-
     def _stream(self):
         from . import driver
 
@@ -390,10 +390,6 @@ class CupyTimer(_TimerBase):
     def clear_l2(self) -> None:
         self._buf.fill(0)
         spin(self._stream())
-
-    def pad(self, launches: int) -> None:
-        for _ in range(launches):
-            spin(self._stream(), ns=0)
 
     def _stream(self):
         from . import driver

@@ -110,6 +110,18 @@ def test_measure_pads_before_every_fourth_timed_call_outside_the_events():
     assert "pad" not in warm
 
 
+def test_a_timers_pad_queues_no_op_spins_on_its_own_stream(monkeypatch):
+    calls = []
+    monkeypatch.setattr(bench, "spin", lambda stream, device=None, ns=bench.SPIN_NS: calls.append((stream, ns)))
+
+    class StreamTimer(bench._TimerBase):
+        def _stream(self):
+            return "the timed stream"
+
+    StreamTimer().pad(3)
+    assert calls == [("the timed stream", 0)] * 3
+
+
 def test_measure_can_leave_the_phases_alone():
     timer = FakeTimer([0.001] * 10)
     bench.measure(timer.fn, timer, iters=9, warmup=1, spread_phases=False)
