@@ -1,7 +1,7 @@
 """A tiny interpreter for the 32-bit integer bookkeeping lines of our kernels (a test helper).
 
 Tests read a few lines of a kernel's text (a launch index, a ring's stage and parity) and run them here against
-Python's arithmetic.  Supported: ``mov``, ``add``, ``mul.lo``, ``shl``, ``shr``, ``and``, ``or``, ``xor``, ``rem``, ``div`` on
+Python's arithmetic.  Supported: ``mov``, ``add``, ``sub``, ``mul.lo``, ``shl``, ``shr``, ``and``, ``or``, ``xor``, ``rem``, ``div`` on
 .u32/.b32, ``selp.b32``, ``setp.eq.u32``, ``mov.b64 {lo, hi}, x`` (a 64-bit value's halves), each with an optional
 ``@p`` / ``@!p`` guard.  Results wrap to 32 bits as in PTX and every one is checked to fit; any other instruction fails.
 """
@@ -11,7 +11,8 @@ import re
 
 M32 = 0xFFFFFFFF
 
-_OPS = {"mov": lambda a: a, "add": lambda a, b: (a + b) & M32, "shl": lambda a, b: (a << b) & M32,
+_OPS = {"mov": lambda a: a, "add": lambda a, b: (a + b) & M32, "sub": lambda a, b: (a - b) & M32,
+        "shl": lambda a, b: (a << b) & M32,
         "shr": lambda a, b: a >> b, "and": lambda a, b: a & b, "or": lambda a, b: a | b, "xor": lambda a, b: a ^ b,
         "rem": lambda a, b: a % b, "div": lambda a, b: a // b}
 

@@ -1322,14 +1322,27 @@ def _replay_staging(block: str, pitch: int, wg: int, wi: int) -> dict:
     return written
 
 
-def _check_staging(block: str, pitch: int, wg: int, wi: int) -> None:
+def _pitched(m_l: int, n_l: int, pitch: int) -> int:
+    """sC[m_l][n_l] in the pitched staging tile."""
+    return m_l * pitch + 2 * n_l
+
+
+def _boxed(m_l: int, n_l: int, pitch: int) -> int:
+    """sC[m_l][n_l] in a GROUPED build's TMA-store boxes: box n_l/64 (16 KB), row m_l of 128 bytes, 16-byte chunk
+    (n_l%64)/8 at chunk ^ (m_l % 8) (the 128B swizzle of the c map), 2 bytes per column."""
+    assert pitch == 128
+    chunk = ((n_l % 64) // 8) ^ (m_l % 8)
+    return (n_l // 64) * 16384 + m_l * 128 + 16 * chunk + 2 * (n_l % 8)
+
+
+def _check_staging(block: str, pitch: int, wg: int, wi: int, where=_pitched) -> None:
     """Every accumulator e of every lane of warp (wg, wi) at sC[m_l][n_l], once."""
     got = _replay_staging(block, pitch, wg, wi)
     assert len(got) == 32 * 64
     for byte, (lane, e) in got.items():
         g, t = lane // 4, lane % 4
         m_l, n_l = 8 * (e // 4) + 2 * t + e % 2, 64 * wg + 16 * wi + g + 8 * ((e // 2) % 2)
-        assert byte == m_l * pitch + 2 * n_l, (wg, wi, lane, e, byte)
+        assert byte == where(m_l, n_l, pitch), (wg, wi, lane, e, byte)
 
 
 def test_staging_stores_put_every_accumulator_at_its_m_and_n():
@@ -1342,6 +1355,50 @@ def test_staging_stores_put_every_accumulator_at_its_m_and_n():
         for wg in range(consumer_wgs):
             for wi in range(4):
                 _check_staging(block, pitch, wg, wi)
+
+
+def test_grouped_staging_fills_each_warpgroups_swizzled_box():
+    """GROUPED builds stage for the TMA store: accumulator e of every lane of every warp lands at its (m_l, n_l) in
+    the 128B-swizzled box of its warpgroup's 64 columns, each once (two boxes of 128 rows x 128 bytes)."""
+    c = CL.kernel_constants(2, 8, grouped=True)
+    assert c["STG_PITCH"] == CL.STAGING_BOX_ROW == 128
+    text = CL.kernel_text(c)
+    block = _staging_block(render(text, "sm_90a", c))
+    assert "%box" in block and "xor.b32 %y, %y, %tmp;" in block
+    seen = set()
+    for wg in range(2):
+        for wi in range(4):
+            got = _replay_staging(block, 128, wg, wi)
+            _check_staging(block, 128, wg, wi, _boxed)
+            seen |= set(got)
+    assert seen == {b for b in range(2 * 16384) if b % 2 == 0}  # the two boxes, every fp16 once
+    # a swizzle left out is caught
+    bad = block.replace("xor.b32 %y, %y, %tmp;", "xor.b32 %y, %y, 0;")
+    with pytest.raises(AssertionError):
+        _check_staging(bad, 128, 0, 1, _boxed)
+
+
+def _copy_out_address(text: str, ct: int) -> int:
+    """The shared address the GROUPED copy-out's fast path reads first for consumer thread ``ct``."""
+    i = text.index("    // ---- copy-out, fast path")
+    j = text.index("    cvt.u64.u32 %off64, %batch;", i)
+    lines = [re.sub(r"(\d+)/(\d+)", lambda mo: str(int(mo[1]) // int(mo[2])), ln) for ln in code_lines(text[i:j])
+             if not ln.startswith(("setp", "@", "and.pred"))]
+    return run(lines, {"%ct": ct, "%sm_c": 0, "%n0": 0, "%n": 128, "%m0": 0, "%p_vec": 1})["%addr"]
+
+
+def test_grouped_copy_out_reads_the_swizzled_boxes():
+    """Without a c map the consumers copy the tile out: chunk ct of the fast path (row ct/16, 8-column group ct%16)
+    is read where the staging put it, and its 16-row steps keep the swizzle (row % 8 unchanged)."""
+    c = CL.kernel_constants(2, 8, grouped=True)
+    text = render(CL.kernel_text(c), "sm_90a", c)
+    fast = text[text.index("OUT_FAST:"):text.index("OUT_LOOP:")]
+    assert "add.u32 %addr, %addr, 16*128;" in fast or "add.u32 %addr, %addr, 2048;" in fast
+    for ct in range(256):
+        row, col8 = ct // 16, ct % 16
+        assert _copy_out_address(text, ct) == _boxed(row, 8 * col8, 128), ct
+    unswizzled = text.replace("xor.b32 %tmp, %tmp, %tmp2;", "xor.b32 %tmp, %tmp, 0;")
+    assert _copy_out_address(unswizzled, 17) != _boxed(1, 8, 128)
 
 
 @pytest.mark.parametrize("old,new", [("shr.u32 %tmp2, %lane, 4;", "shr.u32 %tmp2, %lane, 3;"),

@@ -158,7 +158,7 @@ def _offsets_read():
 
 def test_table_offsets_match_the_kernels_loads():
     assert _offsets_read() == {"pc": 384, "c_rs": 392, "m": 400, "mrow0": 404, "alpha": 408, "arows": 412,
-                               "rnext": 412}
+                               "rnext": 412, "ctma": 416}
     text = _grouped_text()
     assert text.count(f"mad.wide.u32 %tm_b, %mt, {GM.MTILE_ENTRY_BYTES}, %tm_b;") == 1
     assert text.count(f"mad.wide.u32 %tm_a16, %mt, {GM.MTILE_ENTRY_BYTES}, %tm_a16;") == 1
@@ -170,6 +170,9 @@ def test_table_offsets_match_the_kernels_loads():
     assert "setp.ne.u32 %p_x, %upc, 0;\n    @%p_x bra RUN_EVEN;" in text
     assert "add.u64 %tm_sfb, %tm_b, 128;" in text and "add.u64 %tm_a16, %tm_a16, 256;" in text
     assert GM.MTILE_ENTRY_BYTES % 64 == 0  # the maps stay 64-byte aligned
+    # the epilogue's TMA store goes through the tile's c map
+    assert text.count(f"add.u64 %tm_c, %pent, {GM.C_MAP_OFFSET};") == 1 and GM.C_MAP_OFFSET % 64 == 0
+    assert GM.C_MAP_OFFSET >= 420 and GM.C_MAP_OFFSET + 128 <= GM.MTILE_ENTRY_BYTES
 
 
 def test_build_mtile_table_fields():
@@ -187,12 +190,36 @@ def test_build_mtile_table_fields():
         assert t[e, 412:416].view(np.uint32)[0] == cls
     assert list(GM.build_mtile_table(tiles, maps, [0, 0], [1, 1], [1.0] * 2)[:, 412:416].view(np.uint32).ravel()) \
         == [128] * 3  # the default class
+    assert not t[:, 416:].any()  # no c maps given: every tile is copied out
+    cmaps = [bytes([7]) * 128, None, bytes([9]) * 128]
+    t = GM.build_mtile_table(tiles, maps, [0x10000, 0x90000], [256, 300], [1.0, 1.0], [80, 80, 16], cmaps)
+    for e, cm in enumerate(cmaps):
+        assert t[e, 416:420].view(np.uint32)[0] == (cm is not None)
+        assert bytes(t[e, GM.C_MAP_OFFSET:GM.C_MAP_OFFSET + 128]) == (cm or bytes(128))
+    with pytest.raises(ValueError, match="one map \\(or None\\) per tile"):
+        GM.build_mtile_table(tiles, maps, [0, 0], [1, 1], [1.0, 1.0], None, [None])
+    with pytest.raises(ValueError, match="a c map is 128 bytes"):
+        GM.build_mtile_table(tiles, maps, [0, 0], [1, 1], [1.0, 1.0], None, [b"x", None, None])
     with pytest.raises(ValueError, match="three 128-byte"):
         GM.build_mtile_table(tiles, [(b"x",) * 3] * 3, [0, 0], [1, 1], [1.0, 1.0])
     with pytest.raises(ValueError, match="row class 64 must hold its 65 rows"):
         GM.build_mtile_table(tiles, maps, [0, 0], [1, 1], [1.0, 1.0], [64, 80, 16])
     with pytest.raises(ValueError, match="one row class per tile"):
         GM.build_mtile_table(tiles, maps, [0, 0], [1, 1], [1.0, 1.0], [80])
+
+
+def test_c_map_spec_covers_the_tiles_rows_only():
+    """A tile's c map starts at its first row and holds its rows only, so the box (its row class x 64 columns) is
+    clipped before the next tile's rows; c that TMA cannot address (base or pitch not 16-byte multiples) has none."""
+    tiles = GM.mtiles([(200, 3072, 512), (5, 3072, 512)])
+    assert [(t.row0, t.rows) for t in tiles] == [(0, 100), (100, 100), (0, 5)]
+    base, shape, box, strides = GM.c_map_spec(tiles[1], 112, 3072, 0x10000, 3072)
+    assert base == 0x10000 + 2 * 100 * 3072 and shape == (100, 3072) and box == (112, 64) and strides == (6144,)
+    assert GM.c_map_spec(tiles[2], 16, 3072, 0x20000, 3072)[1:3] == ((5, 3072), (16, 64))
+    assert GM.c_map_spec(tiles[0], 112, 3072, 0x10008, 3072) is None  # base 8 bytes off
+    assert GM.c_map_spec(tiles[1], 112, 3072, 0x10000, 3076) is None  # pitch 6152 bytes
+    assert GM.c_map_spec(tiles[0], 112, 3072, 0x10000, 3076) is None  # a bad pitch fails even at row 0
+    assert GM.c_map_spec(tiles[1], 112, 3072, 0x10000, 3080) is not None  # 200 rows x 6160 bytes: still aligned
 
 
 def _run_ends(starts):
@@ -484,3 +511,73 @@ def test_whole_tiles_build_one_row_class_only_in_one_wave(shapes, plan_kwargs, c
     results, plan, _ = _run(shapes, "wide", **plan_kwargs)
     assert all(r.ok for r in results), (plan, [r.summary() for r in results if not r.ok])
     assert plan.row_classes == classes and plan.constants["ROW_CLASSES"] == "_".join(map(str, classes))
+
+
+# ------------------------------------------------------------------ the epilogue's TMA store (session 39)
+@pytest.mark.gpu
+@requires_gpu
+@pytest.mark.parametrize("shapes, plan_kwargs", [
+    (COMPETITION[2], {}), (COMPETITION[3], {}), (RAGGED[0], dict(cluster=2)),
+    ([(200, 192, 512), (5, 192, 512), (100, 192, 512)], dict(cluster=1, row_classes=(112, 16))),
+    ([(17, 256, 512), (33, 256, 512), (200, 256, 512)], dict(cluster=2, units_per_cluster=3)),
+])
+def test_tma_store_gives_the_copy_outs_bits(shapes, plan_kwargs):
+    """The same inputs through the TMA-store epilogue and through the copy-out (tma_store=False): the same bits, and
+    the reference's values.  The shapes include tiles whose row-class box is taller than their rows, next to the
+    same group's next tile (the map must clip there), split tiles (the reduction's store) and a ragged n."""
+    import nvfp4rt
+
+    results, plan, groups = _run(shapes, "wide", **plan_kwargs)
+    assert all(r.ok for r in results), (plan, [r.summary() for r in results if not r.ok])
+    assert plan.tma_store and all(m is not None for m in plan._c_maps)
+    tma_bits = [g[4].numpy().view(np.uint16).copy() for g in groups]
+    copy_plan = GM.GroupedGemmMTilePlan(shapes, tma_store=False, **plan_kwargs)
+    for g in groups:
+        g[4] = nvfp4rt.from_numpy(np.full(g[4].shape, np.nan, dtype=np.float16))
+    copy_plan([tuple(g) for g in groups])
+    assert all(m is None for m in copy_plan._c_maps)
+    for g, bits in zip(groups, tma_bits):
+        assert np.array_equal(g[4].numpy().view(np.uint16), bits)
+
+
+class _At:
+    """A device address as the plans take c (anything with an int ``.ptr``)."""
+
+    def __init__(self, ptr: int):
+        self.ptr = ptr
+
+
+@pytest.mark.gpu
+@requires_gpu
+@pytest.mark.parametrize("pad, shift, tma", [(8, 0, True), (3, 0, False), (8, 1, False)])
+def test_c_rows_wider_than_n_and_unaligned_c(pad, shift, tma):
+    """c rows of n + pad fp16 starting ``shift`` elements into a NaN buffer: with 16-byte rows and base, the TMA
+    store (its map holds n columns, so the pad keeps its poison); otherwise the consumers' copy-out.  Both match the
+    reference and write nothing outside c."""
+    import dataclasses
+
+    import nvfp4rt
+    from nvfp4rt import data, reference
+    from nvfp4rt.ops.gemm import GemmLayout
+    from test_grouped_gemm import _device_groups
+
+    shapes = [(200, 192, 512), (5, 192, 512), (64, 192, 512)]
+    d = data.grouped_gemm_data(shapes, seed=None, distribution="wide")
+    refs = reference.grouped_gemm_ref(d.groups)
+    groups = _device_groups(d)
+    layouts, bufs = [], []
+    for g, (m, n, k) in zip(groups, shapes):
+        buf = nvfp4rt.from_numpy(np.full(m * (n + pad) + 16, np.nan, dtype=np.float16))
+        bufs.append(buf)
+        g[4] = _At(buf.ptr + 2 * shift)
+        layouts.append(dataclasses.replace(GemmLayout.contiguous(m, n, k, 1), c_row=n + pad, c_batch=m * (n + pad)))
+    plan = GM.GroupedGemmMTilePlan(shapes, layouts)
+    plan([tuple(g) for g in groups])
+    assert [m is not None for m in plan._c_maps] == [tma] * len(plan.tiles)
+    for buf, r, (m, n, k) in zip(bufs, refs, shapes):
+        flat = buf.numpy()
+        assert np.isnan(flat[:shift]).all() and np.isnan(flat[shift + m * (n + pad):]).all()
+        out = flat[shift:shift + m * (n + pad)].reshape(m, n + pad)
+        assert np.isnan(out[:, n:]).all()  # the pad columns
+        res = reference.check(out[:, :n, None], r)
+        assert res.ok, res.summary()

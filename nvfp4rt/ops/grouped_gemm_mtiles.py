@@ -5,7 +5,8 @@ tiles of every group are stacked, so the groups together are one GEMM of ``128 *
 cluster GEMM's unit loop, reduction and epilogue run on them (``ptx/gemm_nvfp4_wgmma_cluster.ptx`` built with
 GROUPED = 1, its header's "GROUPS BY M TILE" and "ROW CLASSES").  What the kernel reads per m tile instead of per
 call is an entry of the m-tile table: the tile's b, sfb and a16 tensor maps, where the tile's output rows go, how
-many of them are the group's, the group's alpha and the tile's row class.
+many of them are the group's, the group's alpha, the tile's row class and, where c allows one, a tensor map of the
+tile's rows of c, through which each consumer warpgroup stores its 64 output columns by TMA (session 39).
 
 Row classes (session 35): a tile of R rows runs m64nRk16 wgmmas on an R-row A16 box, which costs about
 0.58 + 0.42 R/128 of a 128-row unit.  :func:`choose_row_classes` picks at most MAX_ROW_CLASSES classes per build
@@ -39,10 +40,12 @@ from .grouped_gemm import WHOLE_TILE_SLACK, GroupedOperands, K_MULTIPLE, STAGE_K
 
 __all__ = ["GroupedGemmMTilePlan", "MTile", "mtiles", "schedule", "build_mtile_table", "supports", "preferred",
            "choose_row_classes", "tile_row_classes", "unit_starts", "tile_contributors", "schedule_words",
-           "MTILE_ENTRY_BYTES", "STREAMK_MIN_STAGES", "WHOLE_TILE_RINGS", "MAX_ROW_CLASSES"]
+           "MTILE_ENTRY_BYTES", "C_MAP_OFFSET", "c_map_spec", "STREAMK_MIN_STAGES", "WHOLE_TILE_RINGS", "MAX_ROW_CLASSES"]
 
 #: bytes per m-tile table entry (the PTX header's "GROUPS BY M TILE" has the layout)
-MTILE_ENTRY_BYTES = 448
+MTILE_ENTRY_BYTES = 576
+#: where an entry's c map starts (64-byte aligned, as tensor maps must be)
+C_MAP_OFFSET = 448
 _ROWS = CL.TILE  # A rows per m tile
 _ALPHA_SCALE = CL._ALPHA_SCALE
 #: where the schedule is stream-K, the m-tile kernel is chosen only for tiles of at least this many k256 stages: each
@@ -217,16 +220,33 @@ def schedule(tiles: int, n: int, k: int, max_ctas: int, max_pairs: int) -> tuple
     return 2, upc
 
 
-def build_mtile_table(tiles, maps, c_ptrs, c_rows, alphas, classes=None) -> np.ndarray:
+def c_map_spec(tile: MTile, row_class: int, n: int, c_ptr: int, c_row: int):
+    """The TMA-store map of one m tile's rows of c (pure), as ``(base, shape, box, strides)`` for
+    :class:`nvfp4rt.tma.TensorMap` (fp16, 128B swizzle), or None where TMA cannot write c: its base at the tile's
+    first row or its row pitch is not a multiple of 16 bytes.  The map covers the tile's rows only (rows x n), so a
+    box of ``row_class`` rows x 64 columns never writes the next tile's rows, and columns past n are clipped."""
+    from .grouped_gemm_cluster import c_tma_ok
+
+    base = c_ptr + 2 * tile.row0 * c_row
+    if not c_tma_ok(base, c_row):
+        return None
+    return base, (tile.rows, n), (row_class, 64), (2 * c_row,)
+
+
+def build_mtile_table(tiles, maps, c_ptrs, c_rows, alphas, classes=None, c_maps=None) -> np.ndarray:
     """The m-tile entries (pure): entry t of MTILE_ENTRY_BYTES holds tile t's b, sfb and a16 map bytes (``maps[t]``:
     three 128-byte strings; the a16 map's box is the tile's row class / cluster rows), c at the tile's first row
     (``c_ptrs[g]`` + 2 * row0 * c_rows[g], g = tiles[t].group), the group's c row stride (elements), the tile's
-    rows, row0 (its first row in the group's a16 map), ``alphas[g]`` (as the kernel takes it: times 2^28) and the
-    tile's row class (``classes[t]``, default 128)."""
+    rows, row0 (its first row in the group's a16 map), ``alphas[g]`` (as the kernel takes it: times 2^28), the
+    tile's row class (``classes[t]``, default 128) and, where ``c_maps[t]`` is a 128-byte map (None: the consumers
+    copy the tile out), a 1 at +416 and the map at C_MAP_OFFSET."""
     out = np.zeros((len(tiles), MTILE_ENTRY_BYTES), dtype=np.uint8)
     classes = [_ROWS] * len(tiles) if classes is None else list(classes)
     if len(classes) != len(tiles):
         raise ValueError(f"classes must hold one row class per tile ({len(tiles)}), got {len(classes)}")
+    c_maps = [None] * len(tiles) if c_maps is None else list(c_maps)
+    if len(c_maps) != len(tiles):
+        raise ValueError(f"c_maps must hold one map (or None) per tile ({len(tiles)}), got {len(c_maps)}")
     for t, tile in enumerate(tiles):
         g = tile.group
         if not tile.rows <= classes[t] <= _ROWS:
@@ -239,6 +259,11 @@ def build_mtile_table(tiles, maps, c_ptrs, c_rows, alphas, classes=None) -> np.n
         out[t, 400:408] = np.array([tile.rows, tile.row0], dtype=np.uint32).view(np.uint8)
         out[t, 408:412] = np.array([alphas[g]], dtype=np.float32).view(np.uint8)
         out[t, 412:416] = np.array([classes[t]], dtype=np.uint32).view(np.uint8)
+        if c_maps[t] is not None:
+            if len(c_maps[t]) != 128:
+                raise ValueError(f"tile {t}: a c map is 128 bytes, got {len(c_maps[t])}")
+            out[t, 416:420] = np.array([1], dtype=np.uint32).view(np.uint8)
+            out[t, C_MAP_OFFSET:C_MAP_OFFSET + 128] = np.frombuffer(bytes(c_maps[t]), dtype=np.uint8)
     return out
 
 
@@ -279,12 +304,14 @@ class GroupedGemmMTilePlan(GroupedOperands):
     """A grouped GEMM of fixed shapes and layouts whose groups share n and k, on the cluster GEMM kernel.
 
     ``GroupedGemmMTilePlan(shapes, layouts=None, *, device=None, cluster=None, units_per_cluster=None, stages=None,
-    a_bufs=None, head_check=True, head_wait=32768, row_classes=None, split_cost=SPLIT_COST)``;
+    a_bufs=None, head_check=True, head_wait=32768, row_classes=None, split_cost=SPLIT_COST, tma_store=True)``;
     ``plan(groups, alphas=None, stream=None)`` with ``groups`` a list of ``(a, b, sfa, sfb, c)`` as for
     :class:`nvfp4rt.ops.grouped_gemm.GroupedGemmPlan`.  ``cluster`` and ``units_per_cluster`` override
     :func:`schedule` (tests use both); ``row_classes`` overrides :func:`choose_row_classes` (``(128,)``: every tile
-    on 128-row wgmmas, as before session 35); ``split_cost`` is :func:`unit_starts`'.  The plan owns the A16 buffer,
-    the workspace, the zeroed counters and the tables, so one plan must not run on two streams at once.
+    on 128-row wgmmas, as before session 35); ``split_cost`` is :func:`unit_starts`'; ``tma_store=False`` has the
+    consumers copy every tile out instead of storing it by TMA (as before session 39; the tests compare the two).
+    The plan owns the A16 buffer, the workspace, the zeroed counters and the tables, so one plan must not run on two
+    streams at once.
     """
 
     variant = "wgmma_mtiles"
@@ -292,8 +319,11 @@ class GroupedGemmMTilePlan(GroupedOperands):
     def __init__(self, shapes, layouts=None, *, device=None, cluster: int | None = None,
                  units_per_cluster: int | None = None, stages: int | None = None, a_bufs: int | None = None,
                  head_check: bool = True, head_wait: int = CL.DEFAULT_HEAD_WAIT, row_classes=None,
-                 split_cost: float = SPLIT_COST):
+                 split_cost: float = SPLIT_COST, tma_store: bool = True):
         tiles = ()
+        if not isinstance(tma_store, (bool, np.bool_)):
+            raise ValueError(f"tma_store must be a bool, got {tma_store!r}")
+        self.tma_store = bool(tma_store)
         if isinstance(split_cost, bool) or not isinstance(split_cost, (int, float, np.integer, np.floating)) \
                 or not 0 <= split_cost < np.inf:
             raise ValueError(f"split_cost must be a finite number >= 0, got {split_cost!r}")
@@ -372,6 +402,7 @@ class GroupedGemmMTilePlan(GroupedOperands):
                 self._a16_class_maps[(t.group, r)] = TensorMap(
                     self._a16.ptr + self._decode.offsets[t.group], "float16", shape, (1, r // cl, 64),
                     strides=strides, swizzle=swizzle)
+        self._c_maps = [None] * len(tiles)  # per tile: its TMA-store map of c, repointed as c moves
         self._words = schedule_words(self.starts, g.tiles, k_stages)
         # whole 16 bytes, so the decode's L2 warm-up (one bulk prefetch) covers all of it for the producers
         self._mtab = DeviceAllocation(-(-(len(tiles) * MTILE_ENTRY_BYTES + self._words.nbytes) // 16) * 16, dev)
@@ -421,7 +452,7 @@ class GroupedGemmMTilePlan(GroupedOperands):
                              for t, r in zip(self.tiles, self.tile_classes)]
                 table = build_mtile_table(self.tiles, tile_maps, [p[4] for p in ptrs],
                                           [lay.c_row for lay in self.layouts], [a * _ALPHA_SCALE for a in alphas],
-                                          self.tile_classes)
+                                          self.tile_classes, self._tile_c_maps(ptrs))
                 table = np.concatenate([table.ravel(), self._words.view(np.uint8)])
                 self._upload(key, [(self._mtab, table), (self._decode_table, self._decode_table_for(ptrs))], handle)
         self._decode.launch(self._decode_table.ptr, self._a16.ptr, handle)
@@ -438,6 +469,26 @@ class GroupedGemmMTilePlan(GroupedOperands):
         return [grp[4] for grp in groups]
 
     __call__ = run
+
+    def _tile_c_maps(self, ptrs) -> list:
+        """Each tile's c map bytes (None where TMA cannot write its c, or with ``tma_store=False``)."""
+        from ..tma import TensorMap
+
+        out = []
+        for t, (tile, r) in enumerate(zip(self.tiles, self.tile_classes)):
+            spec = c_map_spec(tile, r, self.shapes[0][1], ptrs[tile.group][4], self.layouts[tile.group].c_row) \
+                if self.tma_store else None
+            if spec is None:
+                out.append(None)
+                continue
+            base, shape, box, strides = spec
+            tm = self._c_maps[t]
+            if tm is None:
+                tm = self._c_maps[t] = TensorMap(base, "float16", shape, box, strides=strides, swizzle="128B")
+            elif tm.base != base:
+                tm.repoint(base)
+            out.append(tm.bytes)
+        return out
 
     def __repr__(self) -> str:
         g = self.geometry
