@@ -74,7 +74,7 @@ def test_partial_resolution_agrees_with_the_renderer(cluster):
     text = GEMM_KERNEL.read_text()
     region = text[text.index(gen._REGION_START):text.index(gen._REGION_END)]
     consts = {"CLUSTER": cluster, "A_BUFS": 6, "WG_WAIT": 1, "A_UNIT": 0, "STAGE_BYTES": 1, "SFB_OFF": 2,
-              "KS_STREAM": 0, "KS_HELP": 0, "DUAL": 0, "GROUPED": 0}
+              "KS_STREAM": 0, "KS_HELP": 0, "DUAL": 0, "GROUPED": 0, "PARAM_MAPS": 0}
 
     def lines(t):
         return [ln for ln in render(t, "sm_90a", consts).split("\n") if ln.strip()]

@@ -224,6 +224,56 @@ def test_c_map_spec_covers_the_tiles_rows_only():
     assert GM.c_map_spec(tiles[1], 112, 3072, 0x10000, 3080) is not None  # 200 rows x 6160 bytes: still aligned
 
 
+def test_param_map_slots_round_up_to_a_power_of_two_within_the_limit():
+    assert [GM.param_map_slots(t) for t in (1, 2, 3, 4, 5, 8, 9, 16, 17, 32)] == [1, 2, 4, 4, 8, 8, 16, 16, 32, 32]
+    assert GM.param_map_slots(CL.MAX_PARAM_MAPS + 1) == 0  # the maps stay in the table only
+    assert CL.MAX_PARAM_MAPS * CL.PARAM_MAP_BYTES + 1024 < 32764  # with the other parameters, inside a launch's limit
+
+
+def test_param_map_bytes_lay_out_each_tiles_four_maps():
+    maps = [tuple(bytes([3 * t + j]) * 128 for j in range(3)) for t in range(3)]
+    cmaps = [bytes([9]) * 128, None, bytes([7]) * 128]
+    blob = GM.param_map_bytes(maps, cmaps, 4)
+    assert len(blob) == 4 * CL.PARAM_MAP_BYTES == 2048
+    for t in range(3):
+        tile = blob[512 * t:512 * (t + 1)]
+        assert tile[:384] == b"".join(maps[t]) and tile[384:] == (cmaps[t] or bytes(128))
+    assert blob[1536:] == bytes(512)  # the unused slot
+    with pytest.raises(ValueError, match="for 2 slots"):
+        GM.param_map_bytes(maps, cmaps, 2)
+    with pytest.raises(ValueError, match="three 128-byte maps"):
+        GM.param_map_bytes([(b"x",) * 3], [None], 1)
+
+
+def test_param_maps_build_reads_its_maps_without_fences():
+    """PARAM_MAPS builds take each m tile's maps at p_maps + 512 mt (b +0, sfb +128, a16 +256, c +384) and issue no
+    tensor-map proxy fence; table builds fence every map they use, as before."""
+    def code(cons):
+        text = render(CL.kernel_text(cons), "sm_90a", cons)
+        return "\n".join(ln.split("//")[0] for ln in text.splitlines() if ln.split("//")[0].strip())
+
+    with_params = code(CL.kernel_constants(2, 8, grouped=True, param_maps=4))
+    assert ".param .align 64 .b8 p_maps[2048]" in with_params and "fence.proxy.tensormap" not in with_params
+    assert with_params.count("cvta.param.u64") >= 3  # the B producer, the A16 producer, the storing thread
+    assert "mad.wide.u32 %tm_b, %mt, 512, %tm_b;" in with_params
+    assert "mad.wide.u32 %tm_a16, %mt, 512, %tm_a16;" in with_params and "add.u64 %tm_a16, %tm_a16, 256;" in with_params
+    assert "mad.wide.u32 %tm_c, %mt, 512, %tm_c;" in with_params and "add.u64 %tm_c, %tm_c, 384;" in with_params
+    table = code(CL.kernel_constants(2, 8, grouped=True))
+    assert "p_maps" not in table and table.count("fence.proxy.tensormap::generic.acquire.gpu") == 4
+    with pytest.raises(ValueError, match="param_maps must be an int in 0..32"):
+        CL.kernel_constants(2, 8, grouped=True, param_maps=33)
+    with pytest.raises(ValueError, match="param_maps needs grouped=True"):
+        CL.kernel_constants(2, 8, param_maps=4)
+
+
+@pytest.mark.skipif(find_ptxas() is None, reason="ptxas (CUDA toolkit) not found")
+def test_param_maps_build_assembles_without_spills():
+    for cons in (CL.kernel_constants(1, 8, grouped=True, param_maps=4),
+                 CL.kernel_constants(2, 8, grouped=True, row_classes=(128, 96, 64), param_maps=32)):
+        f = assemble(CL.kernel_text(cons), "sm_90a", cons).functions["nvfp4_gemm_wgmma_cluster"]
+        assert f.spill_stores == 0 and f.spill_loads == 0 and f.stack_frame == 0
+
+
 def _run_ends(starts):
     return list(zip(starts[:-1], starts[1:]))
 
@@ -583,3 +633,38 @@ def test_c_rows_wider_than_n_and_unaligned_c(pad, shift, tma):
         assert np.isnan(out[:, n:]).all()  # the pad columns
         res = reference.check(out[:, :n, None], r)
         assert res.ok, res.summary()
+
+
+@pytest.mark.gpu
+@requires_gpu
+@pytest.mark.parametrize("shapes, plan_kwargs", [
+    (COMPETITION[3], {}), (COMPETITION[2], {}), (RAGGED[0], dict(cluster=2)),
+    ([(200, 192, 512), (5, 192, 512), (100, 192, 512)], dict(cluster=1, row_classes=(112, 16))),
+    ([(17, 256, 512), (33, 256, 512), (200, 256, 512)], dict(cluster=2, units_per_cluster=3)),
+    (RAGGED[1], dict(cluster=1)),  # c rows of 260 bytes: no c maps, the copy-out
+])
+def test_param_maps_give_the_table_maps_bits(shapes, plan_kwargs):
+    """The same inputs with the maps as a kernel parameter and from the table: the same bits, the reference's values,
+    and a moved c buffer reaches the parameter too (the prepared launch's p_maps is rewritten)."""
+    import nvfp4rt
+
+    results, plan, groups = _run(shapes, "wide", param_maps=True, **plan_kwargs)
+    assert all(r.ok for r in results), (plan, [r.summary() for r in results if not r.ok])
+    assert plan.param_slots == GM.param_map_slots(len(plan.tiles)) > 0 and plan.constants["PARAM_MAPS"] > 0
+    bits = [g[4].numpy().view(np.uint16).copy() for g in groups]
+    table_plan = GM.GroupedGemmMTilePlan(shapes, param_maps=False, **plan_kwargs)
+    assert table_plan.param_slots == 0 and table_plan.constants["PARAM_MAPS"] == 0
+    for g in groups:
+        g[4] = nvfp4rt.from_numpy(np.full(g[4].shape, np.nan, dtype=np.float16))
+    table_plan([tuple(g) for g in groups])
+    for g, b in zip(groups, bits):
+        assert np.array_equal(g[4].numpy().view(np.uint16), b)
+    plan([tuple(g) for g in groups])  # the first plan again, on the moved c buffers
+    assert plan.uploads == 2
+    for g, b in zip(groups, bits):
+        assert np.array_equal(g[4].numpy().view(np.uint16), b)
+
+
+def test_param_maps_argument_is_checked():
+    with pytest.raises(ValueError, match="param_maps must be True, False or None"):
+        GM.GroupedGemmMTilePlan([(64, 128, 256)], param_maps=1)

@@ -95,6 +95,11 @@ def c_pitch(ksplit: int = 1, consumer_wgs: int = DEFAULT_CONSUMER_WGS) -> int:
     return 0 if ksplit > 1 else 2 * tile_n(consumer_wgs) + 16
 
 
+#: bytes of one m tile's maps among a GROUPED build's parameters (b, sfb, a16, c: 128 each)
+PARAM_MAP_BYTES = 512
+#: the most m tiles whose maps go as a parameter: 32 x 512 bytes, well inside the 32764 bytes a launch may pass
+MAX_PARAM_MAPS = 32
+
 #: GROUPED builds stage each warpgroup's 64 output columns as one TMA-store box: 128-byte rows, 128B-swizzled
 #: (template constant STG_PITCH; the other builds stage at C_PITCH)
 STAGING_BOX_ROW = 128
@@ -467,7 +472,7 @@ def kernel_constants(cluster: int = DEFAULT_CLUSTER, a_bufs: int = _DEFAULT_A_BU
                      consumer_wgs: int = DEFAULT_CONSUMER_WGS, head_check: bool = True,
                      head_wait: int = DEFAULT_HEAD_WAIT, ksplit: int = 1, ks_stream: bool = False,
                      ks_help: bool = False, grouped: bool = False, dual: bool = False, fused_a: bool = False,
-                     a_wait: int = A_WAIT_CLOCKS, row_classes=None) -> dict:
+                     a_wait: int = A_WAIT_CLOCKS, row_classes=None, param_maps: int = 0) -> dict:
     """The template constants of one kernel variant (see the PTX header).
 
     ``head_check=False`` builds the stream-K hand-off without the head's early look at the tile counter
@@ -485,7 +490,9 @@ def kernel_constants(cluster: int = DEFAULT_CLUSTER, a_bufs: int = _DEFAULT_A_BU
     chunk before decoding the chunk itself (0: at once, so every chunk not yet decoded is decoded twice; for tests).
     ``row_classes`` (``grouped`` only; default ``(TILE,)``): the A row counts the build has unit loops for, largest
     first (ROW_CLASSES, e.g. ``"128_96_80"``; PTX header, "ROW CLASSES"), each a multiple of
-    :func:`row_class_step`."""
+    :func:`row_class_step`.  ``param_maps`` (``grouped`` only; 0 to MAX_PARAM_MAPS): the m tiles whose tensor maps the
+    kernel takes as a parameter (PARAM_MAPS; 512 bytes each, ``p_maps``) instead of from the m-tile table, so its
+    producers and storing threads need no tensor-map proxy fence (PTX header, "MAPS AS PARAMETERS")."""
     if isinstance(wgmma_depth, bool) or wgmma_depth not in WGMMA_DEPTHS:
         raise ValueError(f"wgmma_depth must be one of {WGMMA_DEPTHS}, got {wgmma_depth!r}")
     if wgmma_depth == 3 and a_bufs < 6:
@@ -519,6 +526,11 @@ def kernel_constants(cluster: int = DEFAULT_CLUSTER, a_bufs: int = _DEFAULT_A_BU
         row_classes = (TILE,)
     elif not grouped:
         raise ValueError("row_classes needs grouped=True")
+    if isinstance(param_maps, bool) or not isinstance(param_maps, (int, np.integer)) \
+            or not 0 <= param_maps <= MAX_PARAM_MAPS:
+        raise ValueError(f"param_maps must be an int in 0..{MAX_PARAM_MAPS}, got {param_maps!r}")
+    if param_maps and not grouped:
+        raise ValueError("param_maps needs grouped=True")
     classes = check_row_classes(row_classes, cluster)
     tn = tile_n(consumer_wgs)
     return {"CLUSTER": int(cluster), "CLUSTER_LOG2": int(cluster).bit_length() - 1, "A_BUFS": int(a_bufs),
@@ -531,6 +543,7 @@ def kernel_constants(cluster: int = DEFAULT_CLUSTER, a_bufs: int = _DEFAULT_A_BU
             "KSPLIT": int(ksplit), "KS_PITCH": ks_pitch(consumer_wgs), "KS_STREAM": int(bool(ks_stream)),
             "KS_PUSH": int(ksplit > 1 and not ks_stream), "KS_HELP": int(bool(ks_help)),
             "KS_ROWMAJOR": int(bool(ks_stream) or bool(ks_help)), "GROUPED": int(bool(grouped)),
+            "PARAM_MAPS": int(param_maps), "PARAM_MAP_BYTES": PARAM_MAP_BYTES * int(param_maps),
             "DUAL": int(bool(dual)), "FUSED_A": int(bool(fused_a)), "A_WAIT": int(a_wait),
             "ROW_CLASSES": "_".join(str(r) for r in classes)}
 

@@ -40,7 +40,7 @@ from .grouped_gemm import WHOLE_TILE_SLACK, GroupedOperands, K_MULTIPLE, STAGE_K
 
 __all__ = ["GroupedGemmMTilePlan", "MTile", "mtiles", "schedule", "build_mtile_table", "supports", "preferred",
            "choose_row_classes", "tile_row_classes", "unit_starts", "tile_contributors", "schedule_words",
-           "MTILE_ENTRY_BYTES", "C_MAP_OFFSET", "c_map_spec", "STREAMK_MIN_STAGES", "WHOLE_TILE_RINGS", "MAX_ROW_CLASSES"]
+           "MTILE_ENTRY_BYTES", "C_MAP_OFFSET", "c_map_spec", "param_map_slots", "param_map_bytes", "PARAM_MAPS_AUTO", "STREAMK_MIN_STAGES", "WHOLE_TILE_RINGS", "MAX_ROW_CLASSES"]
 
 #: bytes per m-tile table entry (the PTX header's "GROUPS BY M TILE" has the layout)
 MTILE_ENTRY_BYTES = 576
@@ -71,6 +71,9 @@ EPILOGUE_COST = 0.3
 #: (docs/device-logs/2026-11-27-session35/10, 14) case 1 ran 118.3-120.3 us whole with 2, against 121.3-122.2 with 1
 #: and 120.0-120.9 with 3, 4 or 6; case 2 on this plan preferred 2-3 and still trails the grouped cluster kernel
 SPLIT_COST = 2.0
+#: with param_maps=None, a plan of at most this many m tiles takes its maps as a kernel parameter (set from the
+#: session 39 A/B: docs/grouped_gemm.md, "Session 39")
+PARAM_MAPS_AUTO = 8
 
 
 @dataclass(frozen=True)
@@ -267,6 +270,27 @@ def build_mtile_table(tiles, maps, c_ptrs, c_rows, alphas, classes=None, c_maps=
     return out
 
 
+def param_map_slots(tiles: int) -> int:
+    """The p_maps slots a build for ``tiles`` m tiles takes (pure): the next power of two (so few builds serve every
+    tile count), or 0 where that exceeds MAX_PARAM_MAPS and the maps stay in the table only."""
+    slots = 1 << max(0, int(tiles) - 1).bit_length()
+    return slots if slots <= CL.MAX_PARAM_MAPS else 0
+
+
+def param_map_bytes(tile_maps, c_maps, slots: int) -> bytes:
+    """The p_maps parameter (pure): per tile its b, sfb and a16 maps (``tile_maps[t]``, three 128-byte strings) and
+    its c map (``c_maps[t]``, or 128 zero bytes where it has none), 512 bytes a tile, zero-padded to ``slots``."""
+    if len(tile_maps) != len(c_maps) or len(tile_maps) > slots:
+        raise ValueError(f"{len(tile_maps)} tiles' maps and {len(c_maps)} c maps for {slots} slots")
+    out = bytearray(slots * CL.PARAM_MAP_BYTES)
+    for t, (maps, c) in enumerate(zip(tile_maps, c_maps)):
+        blob = b"".join(maps) + (bytes(c) if c is not None else bytes(128))
+        if len(blob) != CL.PARAM_MAP_BYTES:
+            raise ValueError(f"tile {t}: expected three 128-byte maps and a c map, got {len(blob)} bytes")
+        out[t * CL.PARAM_MAP_BYTES:(t + 1) * CL.PARAM_MAP_BYTES] = blob
+    return bytes(out)
+
+
 def supports(shapes, alphas=None) -> bool:
     """True when the m-tile kernel can run these groups: they share n and k, and every alpha fits (|alpha| * 2^28
     within fp32)."""
@@ -304,12 +328,15 @@ class GroupedGemmMTilePlan(GroupedOperands):
     """A grouped GEMM of fixed shapes and layouts whose groups share n and k, on the cluster GEMM kernel.
 
     ``GroupedGemmMTilePlan(shapes, layouts=None, *, device=None, cluster=None, units_per_cluster=None, stages=None,
-    a_bufs=None, head_check=True, head_wait=32768, row_classes=None, split_cost=SPLIT_COST, tma_store=True)``;
+    a_bufs=None, head_check=True, head_wait=32768, row_classes=None, split_cost=SPLIT_COST, tma_store=True,
+    param_maps=None)``;
     ``plan(groups, alphas=None, stream=None)`` with ``groups`` a list of ``(a, b, sfa, sfb, c)`` as for
     :class:`nvfp4rt.ops.grouped_gemm.GroupedGemmPlan`.  ``cluster`` and ``units_per_cluster`` override
     :func:`schedule` (tests use both); ``row_classes`` overrides :func:`choose_row_classes` (``(128,)``: every tile
     on 128-row wgmmas, as before session 35); ``split_cost`` is :func:`unit_starts`'; ``tma_store=False`` has the
-    consumers copy every tile out instead of storing it by TMA (as before session 39; the tests compare the two).
+    consumers copy every tile out instead of storing it by TMA (as before session 39; the tests compare the two);
+    ``param_maps`` passes the m tiles' tensor maps as a kernel parameter, which needs no proxy fence in the kernel
+    (True, False, or None: where :func:`param_map_slots` finds room and the tiles are at most PARAM_MAPS_AUTO).
     The plan owns the A16 buffer, the workspace, the zeroed counters and the tables, so one plan must not run on two
     streams at once.
     """
@@ -319,8 +346,10 @@ class GroupedGemmMTilePlan(GroupedOperands):
     def __init__(self, shapes, layouts=None, *, device=None, cluster: int | None = None,
                  units_per_cluster: int | None = None, stages: int | None = None, a_bufs: int | None = None,
                  head_check: bool = True, head_wait: int = CL.DEFAULT_HEAD_WAIT, row_classes=None,
-                 split_cost: float = SPLIT_COST, tma_store: bool = True):
+                 split_cost: float = SPLIT_COST, tma_store: bool = True, param_maps: bool | None = None):
         tiles = ()
+        if param_maps is not None and not isinstance(param_maps, (bool, np.bool_)):
+            raise ValueError(f"param_maps must be True, False or None, got {param_maps!r}")
         if not isinstance(tma_store, (bool, np.bool_)):
             raise ValueError(f"tma_store must be a bool, got {tma_store!r}")
         self.tma_store = bool(tma_store)
@@ -346,12 +375,21 @@ class GroupedGemmMTilePlan(GroupedOperands):
 
         k_stages = -(-k // STAGE_K)
 
+        slots = param_map_slots(len(tiles))
+        if param_maps and not slots:
+            raise ValueError(f"param_maps=True: {len(tiles)} m tiles exceed the {CL.MAX_PARAM_MAPS} whose maps fit "
+                             "the kernel's parameters")
+        if param_maps is None:
+            param_maps = len(tiles) <= PARAM_MAPS_AUTO
+        self.param_slots = slots if param_maps else 0
+
         def kernel_for(cl, st, ab, classes):
             geo = CL.cluster_geometry(mv, n, k, 1, 1, cluster=cl, stages=st, a_bufs=ab)
             if geo.shared_mem > props.max_shared_per_block_optin:
                 raise ValueError(f"stages={geo.num_stages}, a_bufs={geo.a_bufs} need {geo.shared_mem} bytes of shared "
                                  f"memory; the device allows {props.max_shared_per_block_optin}")
-            cons = CL.kernel_constants(cl, geo.a_bufs, 1, 2, head_check, head_wait, grouped=True, row_classes=classes)
+            cons = CL.kernel_constants(cl, geo.a_bufs, 1, 2, head_check, head_wait, grouped=True, row_classes=classes,
+                                       param_maps=self.param_slots)
             kern = CL._kernel(dev.ordinal, tuple(sorted(cons.items())))
             kern.set_max_dynamic_shared(geo.shared_mem)
             return cons, kern, CL._max_active_clusters(kern, cl, geo.threads, geo.shared_mem, props.sm_count)
@@ -403,6 +441,7 @@ class GroupedGemmMTilePlan(GroupedOperands):
                     self._a16.ptr + self._decode.offsets[t.group], "float16", shape, (1, r // cl, 64),
                     strides=strides, swizzle=swizzle)
         self._c_maps = [None] * len(tiles)  # per tile: its TMA-store map of c, repointed as c moves
+        self._param_maps = None  # the p_maps parameter's bytes (param_slots > 0), rebuilt with the table
         self._words = schedule_words(self.starts, g.tiles, k_stages)
         # whole 16 bytes, so the decode's L2 warm-up (one bulk prefetch) covers all of it for the producers
         self._mtab = DeviceAllocation(-(-(len(tiles) * MTILE_ENTRY_BYTES + self._words.nbytes) // 16) * 16, dev)
@@ -450,9 +489,14 @@ class GroupedGemmMTilePlan(GroupedOperands):
             if key != self._uploaded_key:
                 tile_maps = [maps[t.group] + (self._a16_class_maps[(t.group, r)].bytes,)
                              for t, r in zip(self.tiles, self.tile_classes)]
+                c_maps = self._tile_c_maps(ptrs)
                 table = build_mtile_table(self.tiles, tile_maps, [p[4] for p in ptrs],
                                           [lay.c_row for lay in self.layouts], [a * _ALPHA_SCALE for a in alphas],
-                                          self.tile_classes, self._tile_c_maps(ptrs))
+                                          self.tile_classes, c_maps)
+                if self.param_slots:
+                    self._param_maps = param_map_bytes(tile_maps, c_maps, self.param_slots)
+                    if self._launch is not None:
+                        self._launch.set("p_maps", self._param_maps)
                 table = np.concatenate([table.ravel(), self._words.view(np.uint8)])
                 self._upload(key, [(self._mtab, table), (self._decode_table, self._decode_table_for(ptrs))], handle)
         self._decode.launch(self._decode_table.ptr, self._a16.ptr, handle)
@@ -461,7 +505,7 @@ class GroupedGemmMTilePlan(GroupedOperands):
         self._launch_gemm(stream, lambda: self.kernel.prepare(
             dummy, dummy, dummy, Pointer(0), Pointer(self._ws.ptr), Pointer(self._counters.ptr), 0, 0, g.m, g.n,
             g.k_stages, g.m_tiles, g.n_tiles, g.units, self._even_runs, g.num_stages, _ALPHA_SCALE,
-            g.k_stages, 0, 0, Pointer(self._mtab.ptr),
+            g.k_stages, 0, 0, Pointer(self._mtab.ptr), *((self._param_maps,) if self.param_slots else ()),
             grid=g.grid, block=g.threads, cluster=(g.cluster, 1, 1) if g.cluster > 1 else None,
             shared_mem=self.shared_mem, stream=stream, programmatic=True))
         if not padded_any:  # no per-call scale copy: a repeat of this call only needs the two launches

@@ -1,0 +1,59 @@
+"""Session 39 run 15: the m-tile GEMM's maps as a kernel parameter ('param', param_maps=True: no tensor-map proxy
+fence) against the maps from the table ('table', param_maps=False, with its fences).  Same inputs; bits compared, the
+float64 reference checked; whole calls, phases spread, medians of 100, ROUNDS interleaved rounds, the per-group peer
+in each round for cases 3 and 4.  Usage: parammaps.py [ROUNDS] [CASES...]"""
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, ".")
+from nvfp4rt import driver, reference  # noqa: E402
+from nvfp4rt.bench import DriverTimer, get_op, time_op  # noqa: E402
+from nvfp4rt.bench_grouped_gemm import GroupedGemmBench  # noqa: F401,E402
+from nvfp4rt.ops import grouped_gemm as GG  # noqa: E402
+from nvfp4rt.ops import grouped_gemm_mtiles as GM  # noqa: E402
+
+
+
+def main():
+    rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 4
+    cases = [int(c) for c in sys.argv[2:]] or [4, 3, 1, 2]
+    dev = driver.device()
+    print(dev.properties.name, time.strftime("%Y-%m-%d %H:%M:%S"), flush=True)
+    timer = DriverTimer(dev, None)
+    adapter = get_op("grouped_gemm")(dev, timer.stream)
+    runs = []
+    for case in cases:
+        st = adapter.make_inputs({"case": case}, np.random.default_rng())
+        layouts = [GG._raw_groups([v])[0][3] for v in st.views]
+        refs = reference.grouped_gemm_ref(st.host.groups)
+        bits = []
+        for param in (False, True):
+            p = GM.GroupedGemmMTilePlan(st.shapes, layouts, param_maps=param)
+            outs = p(st.views)
+            driver.call("cuCtxSynchronize")
+            ok = all(reference.check(o.numpy(), r).ok for o, r in zip(outs, refs))
+            bits.append([o.numpy().view(np.uint16).copy() for o in outs])
+            label = "param    " if param else "table    "
+            print(f"case {case} {label}: {p!r} reference ok {ok}", flush=True)
+            runs.append((case, label, lambda p=p, s=st: p(s.views)))
+        print(f"case {case}: bits equal {all(np.array_equal(a, b) for a, b in zip(*bits))}", flush=True)
+        if case in (3, 4):
+            runs.append((case, "peer     ", adapter.peers(st)["nvfp4rt_gemm_per_group"].fn))
+    for rnd in range(rounds):
+        got = {}
+        for case, label, fn in runs:
+            t = time_op(fn)
+            got[(case, label)] = t.median_us
+            print(f"round {rnd}: case {case} {label} whole {t.median_us:7.2f} (p10 {t.p10_us:7.2f}, p90 {t.p90_us:7.2f})",
+                  flush=True)
+        for case in (3, 4):
+            if (case, "peer     ") in got:
+                print(f"round {rnd}: case {case} ratio table {got[(case, 'peer     ')] / got[(case, 'table    ')]:.3f}"
+                      f" param {got[(case, 'peer     ')] / got[(case, 'param    ')]:.3f}", flush=True)
+    print("done", time.strftime("%H:%M:%S"))
+
+
+if __name__ == "__main__":
+    main()
