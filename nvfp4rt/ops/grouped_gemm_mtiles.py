@@ -71,9 +71,10 @@ EPILOGUE_COST = 0.3
 #: (docs/device-logs/2026-11-27-session35/10, 14) case 1 ran 118.3-120.3 us whole with 2, against 121.3-122.2 with 1
 #: and 120.0-120.9 with 3, 4 or 6; case 2 on this plan preferred 2-3 and still trails the grouped cluster kernel
 SPLIT_COST = 2.0
-#: with param_maps=None, a plan of at most this many m tiles takes its maps as a kernel parameter (set from the
-#: session 39 A/B: docs/grouped_gemm.md, "Session 39")
-PARAM_MAPS_AUTO = 8
+#: with param_maps=None, a plan of at most this many m tiles takes its maps as a kernel parameter: all that fit.  On
+#: the H100 (docs/device-logs/2026-11-27-session39/41) the parameter ran all four competition cases faster than the
+#: table's maps with their proxy fences: 18.7 against 19.7 us (case 4), 30.5 / 31.5, 119.6 / 120.1, 76.0 / 76.9
+PARAM_MAPS_AUTO = CL.MAX_PARAM_MAPS
 
 
 @dataclass(frozen=True)
