@@ -513,7 +513,8 @@ def kernel_constants(cluster: int = DEFAULT_CLUSTER, a_bufs: int = _DEFAULT_A_BU
     if flag("grouped", grouped) and ksplit != 1:
         raise ValueError(f"grouped needs ksplit=1 (the stream-K schedule), got {ksplit}")
     if grouped and consumer_wgs != 2:
-        raise ValueError(f"grouped needs consumer_wgs=2 (one 64-column TMA-store box per warpgroup), got {consumer_wgs}")
+        raise ValueError(f"grouped needs consumer_wgs=2 (one 64-column TMA-store box per warpgroup), got "
+                         f"{consumer_wgs}")
     if flag("dual", dual) and (ksplit != 1 or grouped or consumer_wgs != 2):
         raise ValueError(f"dual needs ksplit=1, consumer_wgs=2 and grouped=False, got ksplit={ksplit}, "
                          f"consumer_wgs={consumer_wgs}, grouped={grouped}")
@@ -538,7 +539,8 @@ def kernel_constants(cluster: int = DEFAULT_CLUSTER, a_bufs: int = _DEFAULT_A_BU
             "A_UNIT": a_unit(a_bufs, wgmma_depth),
             "CONSUMER_WGS": int(consumer_wgs), "TILE_N": tn, "THREADS": 128 * (1 + consumer_wgs),
             "CONSUMERS": 128 * consumer_wgs, "STAGE_BYTES": stage_bytes(consumer_wgs), "SFB_OFF": tn * (STAGE_K // 2),
-            "C_PITCH": c_pitch(ksplit, consumer_wgs), "STG_PITCH": STAGING_BOX_ROW if grouped else c_pitch(ksplit, consumer_wgs),
+            "C_PITCH": c_pitch(ksplit, consumer_wgs),
+            "STG_PITCH": STAGING_BOX_ROW if grouped else c_pitch(ksplit, consumer_wgs),
             **head_constants(head_check, head_wait),
             "KSPLIT": int(ksplit), "KS_PITCH": ks_pitch(consumer_wgs), "KS_STREAM": int(bool(ks_stream)),
             "KS_PUSH": int(ksplit > 1 and not ks_stream), "KS_HELP": int(bool(ks_help)),

@@ -40,7 +40,8 @@ from .grouped_gemm import WHOLE_TILE_SLACK, GroupedOperands, K_MULTIPLE, STAGE_K
 
 __all__ = ["GroupedGemmMTilePlan", "MTile", "mtiles", "schedule", "build_mtile_table", "supports", "preferred",
            "choose_row_classes", "tile_row_classes", "unit_starts", "tile_contributors", "schedule_words",
-           "MTILE_ENTRY_BYTES", "C_MAP_OFFSET", "c_map_spec", "param_map_slots", "param_map_bytes", "PARAM_MAPS_AUTO", "STREAMK_MIN_STAGES", "WHOLE_TILE_RINGS", "MAX_ROW_CLASSES"]
+           "MTILE_ENTRY_BYTES", "C_MAP_OFFSET", "c_map_spec", "param_map_slots", "param_map_bytes", "PARAM_MAPS_AUTO",
+           "STREAMK_MIN_STAGES", "WHOLE_TILE_RINGS", "MAX_ROW_CLASSES"]
 
 #: bytes per m-tile table entry (the PTX header's "GROUPS BY M TILE" has the layout)
 MTILE_ENTRY_BYTES = 576
