@@ -566,13 +566,18 @@ def test_whole_tiles_build_one_row_class_only_in_one_wave(shapes, plan_kwargs, c
 
 
 # ------------------------------------------------------------------ the epilogue's TMA store (session 39)
-@pytest.mark.gpu
-@requires_gpu
-@pytest.mark.parametrize("shapes, plan_kwargs", [
+#: whole tiles, a ragged n, tiles whose row-class box is taller than their rows beside the same group's next tile,
+#: split tiles (the reduction's store)
+EPILOGUE_CASES = [
     (COMPETITION[2], {}), (COMPETITION[3], {}), (RAGGED[0], dict(cluster=2)),
     ([(200, 192, 512), (5, 192, 512), (100, 192, 512)], dict(cluster=1, row_classes=(112, 16))),
     ([(17, 256, 512), (33, 256, 512), (200, 256, 512)], dict(cluster=2, units_per_cluster=3)),
-])
+]
+
+
+@pytest.mark.gpu
+@requires_gpu
+@pytest.mark.parametrize("shapes, plan_kwargs", EPILOGUE_CASES)
 def test_tma_store_gives_the_copy_outs_bits(shapes, plan_kwargs):
     """The same inputs through the TMA-store epilogue and through the copy-out (tma_store=False): the same bits, and
     the reference's values.  The shapes include tiles whose row-class box is taller than their rows, next to the
@@ -637,12 +642,8 @@ def test_c_rows_wider_than_n_and_unaligned_c(pad, shift, tma):
 
 @pytest.mark.gpu
 @requires_gpu
-@pytest.mark.parametrize("shapes, plan_kwargs", [
-    (COMPETITION[3], {}), (COMPETITION[2], {}), (RAGGED[0], dict(cluster=2)),
-    ([(200, 192, 512), (5, 192, 512), (100, 192, 512)], dict(cluster=1, row_classes=(112, 16))),
-    ([(17, 256, 512), (33, 256, 512), (200, 256, 512)], dict(cluster=2, units_per_cluster=3)),
-    (RAGGED[1], dict(cluster=1)),  # c rows of 260 bytes: no c maps, the copy-out
-])
+@pytest.mark.parametrize("shapes, plan_kwargs",
+                         EPILOGUE_CASES + [(RAGGED[1], dict(cluster=1))])  # c rows of 260 bytes: no c maps
 def test_param_maps_give_the_table_maps_bits(shapes, plan_kwargs):
     """The same inputs with the maps as a kernel parameter and from the table: the same bits, the reference's values,
     and a moved c buffer reaches the parameter too (the prepared launch's p_maps is rewritten)."""
