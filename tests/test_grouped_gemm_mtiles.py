@@ -597,13 +597,6 @@ def test_tma_store_gives_the_copy_outs_bits(shapes, plan_kwargs):
         assert np.array_equal(g[4].numpy().view(np.uint16), bits)
 
 
-class _At:
-    """A device address as the plans take c (anything with an int ``.ptr``)."""
-
-    def __init__(self, ptr: int):
-        self.ptr = ptr
-
-
 @pytest.mark.gpu
 @requires_gpu
 @pytest.mark.parametrize("pad, shift, tma", [(8, 0, True), (3, 0, False), (8, 1, False)])
@@ -617,6 +610,7 @@ def test_c_rows_wider_than_n_and_unaligned_c(pad, shift, tma):
     from nvfp4rt import data, reference
     from nvfp4rt.ops.gemm import GemmLayout
     from test_grouped_gemm import _device_groups
+    from test_grouped_gemm_cluster import _At
 
     shapes = [(200, 192, 512), (5, 192, 512), (64, 192, 512)]
     d = data.grouped_gemm_data(shapes, seed=None, distribution="wide")
