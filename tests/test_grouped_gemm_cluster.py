@@ -151,45 +151,6 @@ def test_bad_constants_raise():
         GC.kernel_constants(1, 4)
     with pytest.raises(ValueError, match="a_bufs"):
         GC.kernel_constants(2, 5)
-    for bad in (3, 64, -1, True, 8.0):
-        with pytest.raises(ValueError, match="param_maps must be 0 or a power of two up to 32"):
-            GC.kernel_constants(param_maps=bad)
-
-
-def _code(cons) -> str:
-    """The rendered kernel without comments and blank lines."""
-    text = render(PTX, "sm_90a", cons)
-    return "\n".join(ln.split("//")[0] for ln in text.splitlines() if ln.split("//")[0].strip())
-
-
-def test_param_maps_build_reads_its_maps_without_fences():
-    """PARAM_MAPS builds take group g's maps at p_maps + 512 g (the slots of p_tmaps: a16, b, sfb, c) through the
-    parameter's generic address and issue no tensor-map proxy fence; the device-memory build fences each of the four
-    maps on its first use, as before."""
-    with_params = _code(GC.kernel_constants(param_maps=8))
-    sig = parse_entries(render(PTX, "sm_90a", GC.kernel_constants(param_maps=8)))[GC._ENTRY]
-    assert [p.name for p in sig.params][-2:] == ["num_stages", "p_maps"]
-    assert ".param .align 64 .b8 p_maps[4096]" in with_params and "fence.proxy.tensormap" not in with_params
-    assert "ld.param.u64 %ptm, [p_tmaps];" not in with_params
-    # the producers' base (both producers) and the storing thread's: the same slots as the device buffer
-    assert with_params.count("mov.u64 %ptm, p_maps;") == with_params.count("cvta.param.u64 %ptm, %ptm;") == 2
-    assert with_params.count("prefetch.tensormap") == 3
-    table = _code(GC.kernel_constants())
-    assert "p_maps" not in table and table.count("ld.param.u64 %ptm, [p_tmaps];") == 2
-    assert table.count("fence.proxy.tensormap::generic.acquire.gpu") == 4
-    for code in (with_params, table):
-        assert code.count(f"mul.wide.u32 %off64, %grp, {GC.TMAPS_PER_GROUP_BYTES};") == 3
-        assert f"add.u64 %tm_c, %tm_c, {GC.C_MAP_OFFSET};" in code
-
-
-@pytest.mark.skipif(not __import__("shutil").which("ptxas") and not Path("/usr/local/cuda/bin/ptxas").exists(),
-                    reason="ptxas not found")
-def test_param_maps_build_assembles_without_spills():
-    from nvfp4rt.assemble import assemble
-
-    for cons in (GC.kernel_constants(param_maps=8), GC.kernel_constants(4, 3, param_maps=32)):
-        fn = assemble(KERNEL, "sm_90a", cons).functions[GC._ENTRY]
-        assert not fn.spills and fn.stack_frame == 0 and fn.local_bytes == 0
 
 
 # ============================================================== tables
@@ -596,8 +557,6 @@ def test_plan_rejects_bad_layouts_before_the_gpu():
         GC.GroupedGemmClusterPlan([(64, 64, 256)], [dataclasses.replace(lay, b_row=136)])
     with pytest.raises(ValueError, match="cluster"):
         GC.GroupedGemmClusterPlan([(64, 64, 256)], cluster=3)
-    with pytest.raises(ValueError, match="param_maps must be True, False or None"):
-        GC.GroupedGemmClusterPlan([(64, 64, 256)], param_maps=1)
 
 
 # ============================================================== GPU
@@ -677,48 +636,6 @@ def test_tma_stores_and_the_copy_out_write_the_same_bits(distribution):
             assert np.array_equal(a, b), f"clusters={clusters} group {i}: the two epilogues differ"
             res = reference.check(a.view(np.float16)[:, :, None], r)
             assert res.ok, f"clusters={clusters} group {i}: {res.report()}"
-
-
-@pytest.mark.gpu
-@requires_gpu
-@pytest.mark.parametrize("shapes, plan_kwargs", [(COMPETITION[1], {}), (RAGGED, dict(clusters=300)),
-                                                 ([(17, 520, 640), (300, 7, 1088), (129, 264, 512)], {})])
-def test_param_maps_give_the_device_maps_bits(shapes, plan_kwargs):
-    """The same inputs with the maps as a kernel parameter and in device memory: the same bits, the reference's
-    values, and a moved c buffer reaches the parameter too (the prepared launch's p_maps is rewritten).  RAGGED and
-    the last set mix c's with TMA maps and c's that take the copy-out (rows of 14 and 2 * 129 bytes)."""
-    import nvfp4rt
-
-    results, plan, groups = _run(shapes, "wide", param_maps=True, **plan_kwargs)
-    assert all(r.ok for r in results), (plan, [r.report() for r in results if not r.ok])
-    assert plan.param_slots == GC.param_map_slots(len(shapes)) > 0 and plan._tmap_buf is None
-    bits = [g[4].numpy().view(np.uint16).copy() for g in groups]
-    mem_plan = GC.GroupedGemmClusterPlan(shapes, param_maps=False, **plan_kwargs)
-    assert mem_plan.param_slots == 0 and mem_plan.constants["PARAM_MAPS"] == 0
-    for g in groups:
-        g[4] = nvfp4rt.from_numpy(np.full(g[4].shape, np.nan, dtype=np.float16))
-    mem_plan([tuple(g) for g in groups])
-    for i, (g, b) in enumerate(zip(groups, bits)):
-        assert np.array_equal(g[4].numpy().view(np.uint16), b), f"group {i}: device-memory maps differ"
-    for g in groups:  # the parameter plan again, on the moved c buffers (cleared first)
-        g[4].fill(np.nan)
-    plan([tuple(g) for g in groups])
-    assert plan.uploads == 2
-    for i, (g, b) in enumerate(zip(groups, bits)):
-        assert np.array_equal(g[4].numpy().view(np.uint16), b), f"group {i}: the moved c buffer"
-
-
-@pytest.mark.gpu
-@requires_gpu
-def test_more_groups_than_parameter_slots_keep_the_maps_in_device_memory():
-    """33 groups exceed MAX_PARAM_MAPS: the default plan keeps the maps in device memory and is still right;
-    param_maps=True says why it cannot."""
-    shapes = [(1 + 7 * i, 136, 256) for i in range(GC.MAX_PARAM_MAPS + 1)]
-    results, plan, _ = _run(shapes, "wide")
-    assert plan.param_slots == 0 and plan._tmap_buf is not None
-    assert all(r.ok for r in results), [r.report() for r in results if not r.ok]
-    with pytest.raises(ValueError, match="33 groups exceed the 32"):
-        GC.GroupedGemmClusterPlan(shapes, param_maps=True)
 
 
 @pytest.mark.gpu

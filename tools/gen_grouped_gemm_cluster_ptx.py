@@ -91,7 +91,7 @@ def unit_loop_variant(loop: str, n: int) -> str:
 
 
 HEADER = f"""\
-// nvfp4rt: targets=sm_90a constants=CLUSTER=2,A_BUFS=4,A_UNIT=1,HEAD_CHECK=1,HEAD_WAIT=32768,PARAM_MAPS=0,PARAM_MAP_BYTES=0
+// nvfp4rt: targets=sm_90a constants=CLUSTER=2,A_BUFS=4,A_UNIT=1,HEAD_CHECK=1,HEAD_WAIT=32768
 //
 // {ENTRY} - grouped NVFP4 GEMM on Hopper, every group in ONE launch, A decoded once per
 // call and shared across a thread-block cluster by TMA multicast:
@@ -154,11 +154,6 @@ HEADER = f"""\
 //   swizzle (only where u32[7] is 1; else the slot is zero).  A producer issues
 //   fence.proxy.tensormap::generic.acquire.gpu and prefetch.tensormap on the maps it uses on its
 //   first unit of each group, and each warpgroup's storing thread the fence on its first tile of a group.
-//   PARAM_MAPS = P > 0 (P >= G groups, a power of two up to 32; nvfp4rt.ops.grouped_gemm_cluster): the same
-//   512-byte slots are the kernel parameter p_maps (PARAM_MAP_BYTES = 512 P) and p_tmaps is not read.  Every role
-//   takes the slots' generic address (cvta.param) and only prefetches: kernel parameters need no
-//   fence.proxy.tensormap.  (The m-tile GEMM's maps moved into its parameters first: there the fences cost case 4
-//   1.0 us; docs/grouped_gemm.md, "Session 39".)
 //
 // PIPELINE AND WARP ROLES (block = 384 threads, one CTA per SM)
 //   thread 0: B producer.  Per unit: wait empty[slot] (8 arrives), expect {STAGE_BYTES} bytes on full[slot],
@@ -228,10 +223,9 @@ HEADER = f"""\
 //   stream serialization (PDL) after the decode kernel.
 //   dynamic shared memory = 2048 + {A16_BUF}*A_BUFS + {STAGE_BYTES}*S + {X_BYTES} bytes (A_BUFS 3 or 4, S = num_stages
 //   2..5 within the opt-in limit), carved up as in the dual: barrier block, a16 buffers, ring, region X.
-//   parameters: p_tmaps ({TMAPS_PER_GROUP} * G bytes, 64-byte aligned; unread with PARAM_MAPS); p_table ((G + 1) * {TABLE_ENTRY} bytes); p_starts
+//   parameters: p_tmaps ({TMAPS_PER_GROUP} * G bytes, 64-byte aligned); p_table ((G + 1) * {TABLE_ENTRY} bytes); p_starts
 //   (Q + 1 u32); p_tile_ctas (u32 pair c_lo, c_hi per cluster tile); p_ws (fp32, 2 * grid * {SLOT_V4 * 16}
-//   bytes); p_counters (u32, CLUSTER per cluster tile, zero before the first launch, left zero); num_stages;
-//   with PARAM_MAPS, p_maps (PARAM_MAP_BYTES, the maps by value, group slots as in p_tmaps, zero past G).
+//   bytes); p_counters (u32, CLUSTER per cluster tile, zero before the first launch, left zero); num_stages.
 //
 // MEASURED (H200, docs/grouped_gemm.md and docs/device-logs/2026-11-21-session5/; us, L2 cleared): the
 //   competition cases 1-4 run 151.4 / 93.2 / 50.6 / 44.9 (decode + GEMM; the first grouped kernel 183.7 /
@@ -255,12 +249,7 @@ SIGNATURE = f"""
     .param .u64 .ptr .global .align 8  p_tile_ctas,
     .param .u64 .ptr .global .align 16 p_ws,
     .param .u64 .ptr .global .align 4  p_counters,
-// {{{{if PARAM_MAPS}}}}
-    .param .u32 num_stages,
-    .param .align 64 .b8 p_maps[{{{{PARAM_MAP_BYTES}}}}]
-// {{{{else}}}}
     .param .u32 num_stages
-// {{{{endif}}}}
 )
 .maxntid 384, 1, 1
 .minnctapersm 1
@@ -539,16 +528,14 @@ STORE_TILE:
     shl.b32 %tmp, %g, 1;
     add.u32 %tb, %tb, %tmp;
     @!%p_iss bra EPI_CMAP_READY;
-{_maps_base()}
+    ld.param.u64 %ptm, [p_tmaps];
     mul.wide.u32 %off64, %grp, {TMAPS_PER_GROUP};
     add.u64 %tm_c, %ptm, %off64;
     add.u64 %tm_c, %tm_c, {C_MAP_OFF};
-// {{{{if PARAM_MAPS == 0}}}}
     setp.eq.u32 %p_cmap, %grp, %cgrp;
     @%p_cmap bra EPI_CMAP_READY;
     fence.proxy.tensormap::generic.acquire.gpu [%tm_c], 128;   // first use of this group's c map: after the host's copy
     mov.u32 %cgrp, %grp;
-// {{{{endif}}}}
 EPI_CMAP_READY:""")
     quarters = TILE_M // BOX_ROWS
     acc_per_quarter = ACC // quarters
@@ -661,17 +648,6 @@ C_EXIT:
     return "\n".join(L)
 
 
-def _maps_base() -> str:
-    """%ptm = the maps of group 0: the device buffer p_tmaps, or (PARAM_MAPS) the parameter p_maps' generic address."""
-    return """\
-// {{if PARAM_MAPS}}
-    mov.u64 %ptm, p_maps;                     // PARAM_MAPS: the maps are a kernel parameter (no proxy fence)
-    cvta.param.u64 %ptm, %ptm;
-// {{else}}
-    ld.param.u64 %ptm, [p_tmaps];
-// {{endif}}"""
-
-
 def _find_group(prefix: str) -> str:
     return f"""\
 {prefix}_FIND_GROUP:
@@ -709,7 +685,7 @@ PRODUCERS = f"""
     // ================================================================== producers (warpgroup 0)
 PRODUCERS:
     setmaxnreg.dec.sync.aligned.u32 40;       // all of warpgroup 0: the consumers take the registers
-{_maps_base()}
+    ld.param.u64 %ptm, [p_tmaps];
     ld.param.u64 %ptab, [p_table];
     mov.u32 %grp, 0;
     mov.u32 %pgrp, -1;
@@ -736,12 +712,9 @@ B_LOOP:
     add.u64 %tm_b, %tm_a16, 128;
     add.u64 %tm_sfb, %tm_a16, 256;
     @!%p_new bra B_MAPS_READY;
-    // first use of these maps by this thread: order the tensormap proxy after the host's copy (maps in device
-    // memory; parameters need no fence), warm the cache
-// {{{{if PARAM_MAPS == 0}}}}
+    // first use of these maps by this thread: order the tensormap proxy after the host's copy, warm the cache
     fence.proxy.tensormap::generic.acquire.gpu [%tm_b], 128;
     fence.proxy.tensormap::generic.acquire.gpu [%tm_sfb], 128;
-// {{{{endif}}}}
     prefetch.tensormap [%tm_b];
     prefetch.tensormap [%tm_sfb];
     mov.u32 %pgrp, %grp;
@@ -778,9 +751,7 @@ A_LOOP:
     @%p_same bra A_TILE_READY;
 {_find_group("A")}
     @!%p_new bra A_MAPS_READY;
-// {{{{if PARAM_MAPS == 0}}}}
     fence.proxy.tensormap::generic.acquire.gpu [%tm_a16], 128;
-// {{{{endif}}}}
     prefetch.tensormap [%tm_a16];
     mov.u32 %pgrp, %grp;
 A_MAPS_READY:

@@ -27,13 +27,13 @@ from .. import driver
 from ..launch import Pointer
 from ..ptxsource import ptx_dir
 from ._args import positive_int
-from .gemm_wgmma_cluster import DEFAULT_HEAD_WAIT, MAX_PARAM_MAPS, a_unit, head_constants, param_map_slots
+from .gemm_wgmma_cluster import DEFAULT_HEAD_WAIT, a_unit, head_constants
 from .grouped_gemm import GroupedOperands, K_MULTIPLE, MAX_GROUPS, STAGE_K, alphas_fit, pack_table  # noqa: F401
 
 __all__ = ["GroupedGemmClusterPlan", "GroupedClusterGeometry", "ClusterGroup", "cluster_geometry", "build_table",
            "c_tma_ok", "unit_cost", "supports", "cluster_units", "shared_bytes", "kernel_constants", "TILE_M", "TILE_N",
            "TOKEN_STEP", "CLUSTER_SIZES", "A_BUFS_CHOICES", "DECODE_COST", "EPILOGUE_COST", "SPLIT_COST",
-           "schedule_costs", "cut_runs", "launch_order", "param_map_slots", "MAX_PARAM_MAPS"]
+           "schedule_costs", "cut_runs", "launch_order"]
 
 _KERNEL_FILE = "grouped_gemm_nvfp4_wgmma_cluster.ptx"
 _ENTRY = "nvfp4_grouped_gemm_wgmma_cluster"
@@ -85,19 +85,13 @@ def shared_bytes(num_stages: int, a_bufs: int) -> int:
 
 
 def kernel_constants(cluster: int = DEFAULT_CLUSTER, a_bufs: int = _DEFAULT_A_BUFS, head_check: bool = True,
-                     head_wait: int = DEFAULT_HEAD_WAIT, param_maps: int = 0) -> dict:
-    """The kernel's template constants.  ``param_maps`` (0 or a power of two up to MAX_PARAM_MAPS): the group slots
-    whose tensor maps the kernel takes as the parameter ``p_maps`` (PARAM_MAPS) instead of from device memory."""
+                     head_wait: int = DEFAULT_HEAD_WAIT) -> dict:
     if isinstance(cluster, bool) or cluster not in CLUSTER_SIZES:
         raise ValueError(f"cluster must be one of {CLUSTER_SIZES}, got {cluster!r}")
     if isinstance(a_bufs, bool) or a_bufs not in A_BUFS_CHOICES:
         raise ValueError(f"a_bufs must be one of {A_BUFS_CHOICES}, got {a_bufs!r}")
-    if isinstance(param_maps, bool) or not isinstance(param_maps, (int, np.integer)) \
-            or param_maps not in (0, param_map_slots(param_maps)):
-        raise ValueError(f"param_maps must be 0 or a power of two up to {MAX_PARAM_MAPS}, got {param_maps!r}")
     return {"CLUSTER": int(cluster), "A_BUFS": int(a_bufs), "A_UNIT": a_unit(a_bufs),
-            **head_constants(head_check, head_wait),
-            "PARAM_MAPS": int(param_maps), "PARAM_MAP_BYTES": TMAPS_PER_GROUP_BYTES * int(param_maps)}
+            **head_constants(head_check, head_wait)}
 
 
 def tokens(rows: int) -> int:
@@ -404,12 +398,10 @@ class GroupedGemmClusterPlan(GroupedOperands):
 
     ``GroupedGemmClusterPlan(shapes, layouts=None, *, device=None, cluster=2, stages=None, a_bufs=None,
     decode_cost=DECODE_COST, epilogue_cost=EPILOGUE_COST, split_cost=SPLIT_COST, clusters=None, head_check=True,
-    head_wait=32768, param_maps=None)``; ``plan(groups, alphas=None, stream=None)`` with ``groups`` a list of
+    head_wait=32768)``; ``plan(groups, alphas=None, stream=None)`` with ``groups`` a list of
     ``(a, b, sfa, sfb, c)`` as for :class:`nvfp4rt.ops.grouped_gemm.GroupedGemmPlan`.  ``clusters`` sets how
     many unit runs the schedule cuts (default: the clusters the GPU holds at once; more makes more split
-    tiles, fewer makes longer runs: tests use both).  ``param_maps`` passes the groups' tensor maps as a kernel
-    parameter, which needs no proxy fence in the kernel, instead of in device memory (True, False, or None: where
-    they fit, at most MAX_PARAM_MAPS groups; ``plan.param_slots`` is the build's slot count, 0 without).  An alpha whose
+    tiles, fewer makes longer runs: tests use both).  An alpha whose
     2^28 multiple overflows fp32 is rejected (the op layer then runs the first grouped kernel).  The plan
     owns the A16 buffer, the workspace, the zeroed counters and the tables, so one plan must not run on two
     streams at once.
@@ -420,9 +412,7 @@ class GroupedGemmClusterPlan(GroupedOperands):
     def __init__(self, shapes, layouts=None, *, device=None, cluster: int = DEFAULT_CLUSTER,
                  stages: int | None = None, a_bufs: int | None = None, decode_cost: float = DECODE_COST,
                  epilogue_cost: float = EPILOGUE_COST, split_cost: float = SPLIT_COST, clusters: int | None = None,
-                 head_check: bool = True, head_wait: int = DEFAULT_HEAD_WAIT, param_maps: bool | None = None):
-        if param_maps is not None and not isinstance(param_maps, (bool, np.bool_)):
-            raise ValueError(f"param_maps must be True, False or None, got {param_maps!r}")
+                 head_check: bool = True, head_wait: int = DEFAULT_HEAD_WAIT):
         probe = None
 
         def check(s):
@@ -436,12 +426,7 @@ class GroupedGemmClusterPlan(GroupedOperands):
                              f"shared memory; the device allows {props.max_shared_per_block_optin}")
         from .gemm_wgmma_cluster import _max_active_clusters
 
-        slots = param_map_slots(len(shapes))
-        if param_maps and not slots:
-            raise ValueError(f"param_maps=True: {len(shapes)} groups exceed the {MAX_PARAM_MAPS} whose maps fit "
-                             f"a kernel parameter")
-        self.param_slots = slots if param_maps or param_maps is None else 0
-        self.constants = kernel_constants(probe.cluster, probe.a_bufs, head_check, head_wait, self.param_slots)
+        self.constants = kernel_constants(probe.cluster, probe.a_bufs, head_check, head_wait)
         self.kernel = _kernel(dev.ordinal, tuple(sorted(self.constants.items())))
         self.kernel.set_max_dynamic_shared(probe.shared_mem)
         self.max_clusters = _max_active_clusters(self.kernel, probe.cluster, _THREADS, probe.shared_mem,
@@ -457,9 +442,7 @@ class GroupedGemmClusterPlan(GroupedOperands):
         G = len(shapes)
         self._setup_decoded_a(g.workspace_bytes, g.counters)  # no L2 warm-up: it slowed case 2 (session 37)
         self._table = DeviceAllocation((G + 1) * TABLE_ENTRY_BYTES, dev)
-        # the maps: in device memory, or (param_slots) the p_maps parameter's bytes, rebuilt as buffers move
-        self._tmap_buf = None if self.param_slots else DeviceAllocation(G * TMAPS_PER_GROUP_BYTES, dev)
-        self._param_maps = None
+        self._tmap_buf = DeviceAllocation(G * TMAPS_PER_GROUP_BYTES, dev)
         starts = np.array(g.starts, dtype=np.uint32)
         tile_ctas = g.tile_ctas_table()
         self._starts = DeviceAllocation(starts.nbytes, dev)
@@ -504,26 +487,16 @@ class GroupedGemmClusterPlan(GroupedOperands):
                 off = self.geometry.slot(i) * TMAPS_PER_GROUP_BYTES
                 self._host_maps[off:off + TMAPS_PER_GROUP_BYTES] = np.frombuffer(
                     b"".join(tm.bytes for tm in maps) + c_map, dtype=np.uint8)
-            if self.param_slots:
-                param = self._host_maps.tobytes().ljust(self.param_slots * TMAPS_PER_GROUP_BYTES, b"\0")
-                if param != self._param_maps:
-                    self._param_maps = param
-                    if self._launch is not None:
-                        self._launch.set("p_maps", param)
             if key != self._uploaded_key:
                 table = build_table(self.geometry, [p[4] for p in ptrs], [lay.c_row for lay in self.layouts],
                                     [a * _ALPHA_SCALE for a in alphas], c_maps)
-                uploads = [(self._table, table), (self._decode_table, self._decode_table_for(ptrs))]
-                if self._tmap_buf is not None:
-                    uploads.append((self._tmap_buf, self._host_maps.copy()))
-                self._upload(key, uploads, handle)
+                self._upload(key, [(self._table, table), (self._decode_table, self._decode_table_for(ptrs)),
+                                   (self._tmap_buf, self._host_maps.copy())], handle)
         self._decode.launch(self._decode_table.ptr, self._a16.ptr, handle)
         g = self.geometry
-        maps = (self._param_maps,) if self.param_slots else ()
         self._launch_gemm(stream, lambda: self.kernel.prepare(
-            Pointer(self._tmap_buf.ptr if self._tmap_buf is not None else 0), Pointer(self._table.ptr),
-            Pointer(self._starts.ptr), Pointer(self._tile_ctas.ptr), Pointer(self._ws.ptr),
-            Pointer(self._counters.ptr), g.num_stages, *maps,
+            Pointer(self._tmap_buf.ptr), Pointer(self._table.ptr), Pointer(self._starts.ptr),
+            Pointer(self._tile_ctas.ptr), Pointer(self._ws.ptr), Pointer(self._counters.ptr), g.num_stages,
             grid=g.grid, block=_THREADS, cluster=(g.cluster, 1, 1), shared_mem=self.shared_mem, stream=stream,
             programmatic=True))
         if not padded_any:  # no per-call scale copy: a repeat of this call only needs the two launches
@@ -535,5 +508,4 @@ class GroupedGemmClusterPlan(GroupedOperands):
     def __repr__(self) -> str:
         g = self.geometry
         return (f"<GroupedGemmClusterPlan groups={len(self.shapes)} units={g.units} clusters={g.clusters} "
-                f"cluster={g.cluster} split_tiles={g.split_tiles} stages={g.num_stages} a_bufs={g.a_bufs} "
-                f"param_slots={self.param_slots}>")
+                f"cluster={g.cluster} split_tiles={g.split_tiles} stages={g.num_stages} a_bufs={g.a_bufs}>")
