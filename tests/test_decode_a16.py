@@ -2,6 +2,8 @@
 GEMM's a16 model, the PTX (renders, assembles, same decode as the GEMM), argument errors, and on a GPU
 the device A16 byte for byte against a16_reference."""
 import re
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,6 +14,7 @@ from nvfp4rt.ptxsource import parse_entries, ptx_dir, render
 
 from conftest import requires_gpu
 
+ROOT = Path(__file__).resolve().parent.parent
 KERNEL = ptx_dir() / "nvfp4_decode_a16.ptx"
 PTX = KERNEL.read_text()
 GEMM_PTX = ptx_dir() / "gemm_nvfp4_wgmma.ptx"
@@ -354,16 +357,60 @@ def test_plan_repoints_moved_buffers():
 @pytest.mark.gpu
 @requires_gpu
 def test_both_decode_kernels_ask_for_the_gemms_shared_memory_carveout():
-    """The decode runs just before a GEMM that needs nearly all of the SM's shared memory (PDL): both of its
-    kernels (plain and grouped) must prefer the maximum carveout, or the SM has to idle to change its split."""
+    """The decode runs just before a GEMM that needs nearly all of the SM's shared memory (PDL): its kernels
+    (plain, grouped and wide grouped) must prefer the maximum carveout, or the SM has to idle to change its split."""
     from nvfp4rt import driver
-    from nvfp4rt.ops.decode_a16 import DECODE_CARVEOUT, _grouped_kernel, _kernel
+    from nvfp4rt.ops.decode_a16 import DECODE_CARVEOUT, _grouped_kernel, _kernel, _wide_kernel
 
     assert DECODE_CARVEOUT == 100
     attr = driver.raw.CUfunction_attribute.CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT
     ordinal = driver.device().ordinal
-    for kern in (_kernel(ordinal, False), _kernel(ordinal, True), _grouped_kernel(ordinal)):
+    for kern in (_kernel(ordinal, False), _kernel(ordinal, True), _grouped_kernel(ordinal), _wide_kernel(ordinal)):
         assert driver.call("cuFuncGetAttribute", attr, kern.function) == DECODE_CARVEOUT
+
+
+WIDE_GPU_SHAPES = [
+    [(1, 64)],                                             # one row, one piece pair
+    [(40, 2048), (76, 2048), (168, 2048), (72, 2048)],     # competition-like rows
+    [(5, 1088), (300, 1088), (1, 1088)],                   # the last k256 chunk holds 2 pieces
+    [(1 + i % 5, 320) for i in range(70)],                 # 70 groups: the group search's ballots over 3 blocks
+    [(1000, 7168)] * 3,                                    # several rounds per warp
+]
+
+
+@pytest.mark.gpu
+@requires_gpu
+@pytest.mark.parametrize("shapes", WIDE_GPU_SHAPES)
+@pytest.mark.parametrize("distribution", ["competition", "wide"])
+def test_wide_grouped_decode_writes_the_item_decodes_bytes(shapes, distribution):
+    """The wide decode and the item decode on the same table: every group's A16 is a16_reference's, bit for bit,
+    from both, with padded strides and odd scale bases, and neither writes past the groups' A16."""
+    import nvfp4rt
+    from nvfp4rt import data
+
+    d = data.grouped_gemm_data([(m, 8, k) for m, k in shapes], seed=None, distribution=distribution)
+    a_ptrs, sf_ptrs, a_rows, sf_rows, refs, keep = [], [], [], [], [], []
+    for grp, (m, k) in zip(d.groups, shapes):
+        a = np.ascontiguousarray(grp.physical("a")).view(np.uint8)[0]       # (m, k/2)
+        sfa = np.ascontiguousarray(grp.physical("sfa")).view(np.uint8)[0]   # (m, k/16)
+        a_dev = nvfp4rt.from_numpy(_placed(a[None], k // 2 + 16, 0))
+        sf_dev = nvfp4rt.from_numpy(_placed(sfa[None], k // 16 + 3, 0, 1))
+        keep += [a_dev, sf_dev]
+        a_ptrs.append(a_dev.ptr)
+        sf_ptrs.append(sf_dev.ptr + 1)
+        a_rows.append(k // 2 + 16)
+        sf_rows.append(k // 16 + 3)
+        refs.append(D.a16_reference(a, sfa).view(np.uint16))
+    for wide in (True, False):
+        dec = D.GroupedDecodeA16(shapes, wide=wide)
+        table = nvfp4rt.from_numpy(dec.table(a_ptrs, sf_ptrs, a_rows, sf_rows).view(np.uint8).ravel())
+        out = nvfp4rt.from_numpy(np.full(dec.out_bytes // 2 + 64, 0x7E00, np.uint16))
+        dec.launch(table.ptr, out.ptr, None)
+        got = out.numpy()
+        assert (got[dec.out_bytes // 2:] == 0x7E00).all(), f"wide={wide}: wrote past A16"
+        for g, ((m, k), ref) in enumerate(zip(shapes, refs)):
+            off = dec.offsets[g] // 2
+            assert np.array_equal(got[off:off + m * k].reshape(m, k), ref), f"wide={wide} group {g} {(m, k)}"
 
 
 # ============================================================== the PTX itself, interpreted (no GPU)
@@ -393,7 +440,24 @@ class _Interp:
         return int(tok, 0)
 
     def run(self, tid, ctaid, nctaid):
-        r = {"%tid.x": tid, "%ctaid.x": ctaid, "%nctaid.x": nctaid}
+        """Run one thread to its end (a program without warp-collective instructions)."""
+        for _ in self.steps(tid, ctaid, nctaid):
+            raise NotImplementedError("a warp-collective instruction: use run_warp")
+
+    def run_warp(self, warp, ctaid, nctaid):
+        """Run the 32 lanes of warp ``warp`` together: each runs alone up to its next vote.sync.ballot or
+        bar.warp.sync, which must be the same instruction for all 32; the ballot gets every lane's predicate."""
+        lanes = [self.steps(32 * warp + i, ctaid, nctaid) for i in range(32)]
+        waits = [next(lane, None) for lane in lanes]
+        while any(w is not None for w in waits):
+            assert all(w is not None and w[:2] == waits[0][:2] for w in waits), f"warp {warp} diverged: {waits}"
+            ballot = sum(1 << i for i, w in enumerate(waits) if w[2])
+            waits = [_send(lane, ballot) for lane in lanes]
+
+    def steps(self, tid, ctaid, nctaid):
+        """One thread's run as a generator: at a vote.sync.ballot it yields ("ballot", pc, predicate) and takes
+        the warp's ballot; at a bar.warp.sync it yields ("sync", pc, False)."""
+        r = {"%tid.x": tid, "%ctaid.x": ctaid, "%nctaid.x": nctaid, "%laneid": tid % 32}
         m32, pc, mem = 0xFFFFFFFF, 0, self.mem
         f16 = lambda h: np.array([h], np.uint16).view(np.float16)[0]  # noqa: E731
         b16 = lambda x: int(np.array([x], np.float16).view(np.uint16)[0])  # noqa: E731
@@ -402,7 +466,7 @@ class _Interp:
             pc += 1
             if ln.startswith("@"):
                 pred, ln = ln.split(" ", 1)
-                if not r[pred[1:]]:
+                if bool(r[pred.lstrip("@!")]) == pred.startswith("@!"):
                     continue
             op, _, rest = ln.partition(" ")
             args = [a.strip() for a in re.split(r",(?![^{]*})", rest)] if rest else []
@@ -411,7 +475,7 @@ class _Interp:
                 return
             if op.startswith("griddepcontrol"):
                 continue
-            if op == "bra":
+            if op in ("bra", "bra.uni"):
                 pc = self.labels[args[0]]
             elif op == "ld.param.u64" or op == "ld.param.u32":
                 r[args[0]] = self.params[args[1].strip("[]")]
@@ -450,9 +514,18 @@ class _Interp:
                 r[args[0]] = (v(1) * v(2) + v(3)) % 2**64
             elif op == "selp.b32":
                 r[args[0]] = v(1) if r[args[3]] else v(2)
-            elif op in ("setp.ge.u32", "setp.lt.u32", "setp.ne.u32"):
+            elif op in ("setp.ge.u32", "setp.lt.u32", "setp.ne.u32", "setp.le.u32", "setp.eq.u32"):
                 a, b = v(1), v(2)
-                r[args[0]] = a >= b if op == "setp.ge.u32" else a < b if op == "setp.lt.u32" else a != b
+                r[args[0]] = {"setp.ge.u32": a >= b, "setp.lt.u32": a < b, "setp.ne.u32": a != b,
+                              "setp.le.u32": a <= b, "setp.eq.u32": a == b}[op]
+            elif op == "vote.sync.ballot.b32":
+                assert v(2) == m32
+                r[args[0]] = yield ("ballot", pc, bool(r[args[1]]))
+            elif op == "bar.warp.sync":
+                assert v(0) == m32
+                yield ("sync", pc, False)
+            elif op == "popc.b32":
+                r[args[0]] = bin(v(1)).count("1")
             elif op == "mad.lo.u32":
                 r[args[0]] = (v(1) * v(2) + v(3)) & m32
             elif op == "cp.async.bulk.prefetch.L2.global":
@@ -507,6 +580,14 @@ class _Interp:
                 raise NotImplementedError(ln)
 
 
+def _send(lane, value):
+    """Resume a thread generator with ``value``; its next yield, or None once it has ended."""
+    try:
+        return lane.send(value)
+    except StopIteration:
+        return None
+
+
 E4M3_DT = np.dtype(__import__("ml_dtypes").float8_e4m3fn)
 
 
@@ -533,15 +614,11 @@ def test_the_ptx_interpreted_writes_the_reference(normal):
     assert (mem[base_out + 2 * l * m * k:] == 0xA5).all()  # nothing past A16
 
 
-def test_the_grouped_ptx_interpreted_writes_every_groups_reference():
-    """GROUPED=1 on the kernel's own text: three groups with their own k, padded strides and odd scale
-    bases, a grid of 1 CTA (each thread walks the table across groups); every group's A16 lands at
-    its offset, bit for bit, and nothing past the last.  The table lists five L2 warm-up regions (one empty,
-    one unaligned): threads 0..3 of CTA 0 prefetch the four whole ones, trimmed to 16 bytes, once each, and
-    the threads of a second CTA prefetch nothing."""
+def _grouped_inputs(shapes, base_out):
+    """A grouped decode's host object (no device) and memory holding each group's random A and scales from 0x2000 up
+    (padded row strides, scale bases one byte past 16), filled with 0xA5 up to the end of A16 at ``base_out``:
+    (decoder, memory, a pointers, sfa pointers, a row strides, sfa row strides, each group's reference A16)."""
     rng = np.random.default_rng()
-    shapes = [(12, 64), (20, 192), (36, 128)]  # 24 + 120 + 144 = 288 items > 64 per CTA
-    table_at, base_out = 0x100, 0x40000
     dec = D.GroupedDecodeA16.__new__(D.GroupedDecodeA16)
     starts, items = [], 0
     for m, k in shapes:
@@ -563,6 +640,19 @@ def test_the_grouped_ptx_interpreted_writes_every_groups_reference():
         sf_rows.append(sfa_row)
         wants.append(D.a16_reference(a, sfa).view(np.uint16)[0])
     assert at < base_out
+    return dec, mem, a_ptrs, sf_ptrs, a_rows, sf_rows, wants
+
+
+def test_the_grouped_ptx_interpreted_writes_every_groups_reference():
+    """GROUPED=1 on the kernel's own text: three groups with their own k, padded strides and odd scale
+    bases, a grid of 1 CTA (each thread walks the table across groups); every group's A16 lands at
+    its offset, bit for bit, and nothing past the last.  The table lists five L2 warm-up regions (one empty,
+    one unaligned): threads 0..3 of CTA 0 prefetch the four whole ones, trimmed to 16 bytes, once each, and
+    the threads of a second CTA prefetch nothing."""
+    shapes = [(12, 64), (20, 192), (36, 128)]  # 24 + 120 + 144 = 288 items > 64 per CTA
+    table_at, base_out = 0x100, 0x40000
+    dec, mem, a_ptrs, sf_ptrs, a_rows, sf_rows, wants = _grouped_inputs(shapes, base_out)
+    starts, items = dec.item_starts, dec.items
     warm = [(0x7000_0000, 448 * 5 + 24), (0x7100_0008, 100), (0x7200_0000, 8), (0x7300_0000, 16),
             (0x7400_0000, 2**20)]
     table = dec.table(a_ptrs, sf_ptrs, a_rows, sf_rows, warm=warm).view(np.uint8).ravel()
@@ -601,3 +691,71 @@ def test_warm_regions_are_trimmed_to_whole_16_bytes_and_checked():
         dec.table([0x100], [0x200], [32], [4], warm=[(0x1000 * (i + 1), 64) for i in range(257)])
     full = dec.table([0x100], [0x200], [32], [4], warm=[(0x1000 * (i + 1), 64) for i in range(256)])
     assert full.nbytes == D.table_bytes(1, 256) == 64 * (2 + 64)
+
+
+# ============================================================== the wide grouped decode
+
+WIDE_PTX = (ROOT / "ptx" / "nvfp4_decode_a16_wide.ptx").read_text()
+
+
+def _wide_generator():
+    sys.path.insert(0, str(ROOT / "tools"))
+    try:
+        import gen_decode_a16_wide_ptx
+    finally:
+        sys.path.pop(0)
+    return gen_decode_a16_wide_ptx
+
+
+def test_wide_kernel_is_the_generators_output_with_the_modules_geometry():
+    gen = _wide_generator()
+    assert WIDE_PTX == gen.generate(), "stale: run python3 tools/gen_decode_a16_wide_ptx.py"
+    assert (gen.TASKS, gen.THREADS, gen.ENTRY) == (D.WIDE_TASKS, D.WIDE_THREADS, D._WIDE_ENTRY)
+    sig = parse_entries(render(WIDE_PTX, "sm_90a", {}))[D._WIDE_ENTRY]
+    assert [p.name for p in sig.params] == ["p_table", "p_out", "groups", "rows", "pieces", "chunks"]
+    code = _code(render(WIDE_PTX, "sm_90a", {}))
+    assert code.index("griddepcontrol.launch_dependents;") < code.index("griddepcontrol.wait;") < min(
+        i for i, ln in enumerate(code) if "ld.global" in ln)
+
+
+@pytest.mark.skipif(not _HAVE_PTXAS, reason="ptxas (CUDA toolkit) not found")
+def test_wide_kernel_assembles_for_1024_threads_without_spills():
+    from nvfp4rt.assemble import assemble
+
+    f = assemble(WIDE_PTX, "sm_90a", {}).functions[D._WIDE_ENTRY]
+    assert f.registers <= 65536 // D.WIDE_THREADS and f.spill_stores == f.spill_loads == f.stack_frame == 0
+
+
+@pytest.mark.parametrize("shapes, ctas", [
+    ([(5, 1088), (33, 1088), (2, 1088)], 1),            # 200 tasks, 2 rounds; the last k256 chunk has 2 pieces
+    ([(1 + i % 3, 320) for i in range(40)], 2),          # 40 groups: the group search's ballots over 2 blocks
+])
+def test_the_wide_ptx_interpreted_writes_every_groups_reference(shapes, ctas):
+    """The wide kernel's own text, warp by warp with the ballots of all 32 lanes, on the table the plan builds:
+    every group's A16 bit for bit at its offset, nothing past the last, and the same table the item decode reads."""
+    table_at, base_out = 0x100, 0x40000
+    dec, mem, a_ptrs, sf_ptrs, a_rows, sf_rows, wants = _grouped_inputs(shapes, base_out)
+    table = dec.table(a_ptrs, sf_ptrs, a_rows, sf_rows).view(np.uint8).ravel()
+    assert table.view(np.uint32).reshape(-1, 16)[:len(shapes), 2].tolist() == np.cumsum(
+        [0] + [m for m, _ in shapes[:-1]]).tolist()  # u32[2]: the groups' row starts
+    mem[table_at:table_at + table.size] = table
+    k = shapes[0][1]
+    rows = sum(m for m, _ in shapes)
+    interp = _Interp(render(WIDE_PTX, "sm_90a", {}), dict(p_table=table_at, p_out=base_out, groups=len(shapes),
+                                                         rows=rows, pieces=k // 32, chunks=-(-k // 256)), mem)
+    for cta in range(ctas):
+        for warp in range(D.WIDE_THREADS // 32):
+            interp.run_warp(warp, cta, ctas)
+    for g, ((m, k), want) in enumerate(zip(shapes, wants)):
+        off = base_out + 64 * dec.item_starts[g]
+        assert np.array_equal(mem[off:off + 2 * m * k].view(np.uint16).reshape(m, k), want), f"group {g}"
+    assert (mem[base_out + 64 * dec.items:] == 0xA5).all()
+
+
+def test_wide_decode_needs_groups_that_share_k():
+    assert D.shares_k([(3, 256), (5, 256)]) and D.shares_k([(3, 8, 256), (5, 16, 256)])
+    assert not D.shares_k([(3, 256), (5, 512)])
+    with pytest.raises(ValueError, match="wide: every group must share k"):
+        D.GroupedDecodeA16([(3, 256), (5, 512)], wide=True)
+    with pytest.raises(ValueError, match="wide must be True or False"):
+        D.GroupedDecodeA16([(3, 256)], wide=1)

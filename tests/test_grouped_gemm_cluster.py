@@ -557,6 +557,8 @@ def test_plan_rejects_bad_layouts_before_the_gpu():
         GC.GroupedGemmClusterPlan([(64, 64, 256)], [dataclasses.replace(lay, b_row=136)])
     with pytest.raises(ValueError, match="cluster"):
         GC.GroupedGemmClusterPlan([(64, 64, 256)], cluster=3)
+    with pytest.raises(ValueError, match="wide_decode must be True, False or None"):
+        GC.GroupedGemmClusterPlan([(64, 64, 256)], wide_decode=1)
 
 
 # ============================================================== GPU
@@ -636,6 +638,36 @@ def test_tma_stores_and_the_copy_out_write_the_same_bits(distribution):
             assert np.array_equal(a, b), f"clusters={clusters} group {i}: the two epilogues differ"
             res = reference.check(a.view(np.float16)[:, :, None], r)
             assert res.ok, f"clusters={clusters} group {i}: {res.report()}"
+
+
+@pytest.mark.gpu
+@requires_gpu
+@pytest.mark.parametrize("shapes", [COMPETITION[1], [(17, 520, 1088), (300, 7, 1088), (1, 264, 1088)]])
+def test_wide_and_item_decodes_give_the_same_bits(shapes):
+    """Groups that share k take the wide decode by default; the item decode gives the same bits, and both pass the
+    reference (the second set: a k256 chunk of 2 pieces, one row, c without TMA maps)."""
+    import nvfp4rt
+
+    results, plan, groups = _run(shapes, "wide")
+    assert plan._decode.wide and GC.WIDE_DECODE_AUTO
+    assert all(r.ok for r in results), [r.report() for r in results if not r.ok]
+    bits = [g[4].numpy().view(np.uint16).copy() for g in groups]
+    items = GC.GroupedGemmClusterPlan(shapes, wide_decode=False)
+    assert not items._decode.wide
+    for g in groups:
+        g[4] = nvfp4rt.from_numpy(np.full(g[4].shape, np.nan, dtype=np.float16))
+    items([tuple(g) for g in groups])
+    for i, (g, b) in enumerate(zip(groups, bits)):
+        assert np.array_equal(g[4].numpy().view(np.uint16), b), f"group {i}: the two decodes differ"
+
+
+@pytest.mark.gpu
+@requires_gpu
+def test_groups_of_different_k_take_the_item_decode():
+    results, plan, _ = _run(RAGGED, "wide")
+    assert not plan._decode.wide and all(r.ok for r in results)
+    with pytest.raises(ValueError, match="wide: every group must share k"):
+        GC.GroupedGemmClusterPlan(RAGGED, wide_decode=True)
 
 
 @pytest.mark.gpu

@@ -35,7 +35,7 @@ from ..ptxsource import ptx_dir
 from ._args import device_ptr, positive_int
 
 __all__ = ["DecodeA16Plan", "GroupedDecodeA16", "a16_reference", "a16_k_order", "decode_grid", "K_MULTIPLE", "THREADS",
-           "CTAS_PER_SM"]
+           "CTAS_PER_SM", "WIDE_THREADS", "WIDE_TASKS", "shares_k"]
 
 _KERNEL_FILE = "nvfp4_decode_a16.ptx"
 _ENTRY = "nvfp4_decode_a16"
@@ -48,6 +48,11 @@ CTAS_PER_SM = 8
 #: k must be a multiple of this (whole k64 sub-steps of the GEMM; the kernel's piece is k32).
 K_MULTIPLE = 64
 _PIECE_K = 32
+#: The wide grouped decode (``ptx/nvfp4_decode_a16_wide.ptx``): one CTA of WIDE_THREADS per SM, WIDE_TASKS
+#: (row, k256 chunk) tasks per warp and round.
+_WIDE_KERNEL_FILE, _WIDE_ENTRY = "nvfp4_decode_a16_wide.ptx", "nvfp4_decode_a16_wide"
+WIDE_THREADS, WIDE_TASKS = 1024, 4
+_CHUNK_K = 256
 _MAX_ITEMS = 2**31  # the kernel numbers (batch, row, piece) work items in 32 bits
 
 
@@ -276,17 +281,33 @@ def _grouped_kernel(ordinal: int):
     return _load(ordinal, normal_operands=False, grouped=True)
 
 
+@lru_cache(maxsize=None)
+def _wide_kernel(ordinal: int):
+    from ..module import load
+
+    kernel = load(ptx_dir() / _WIDE_KERNEL_FILE, device=driver.Device(ordinal), target="sm_90a").kernel(_WIDE_ENTRY)
+    kernel.set_shared_carveout(DECODE_CARVEOUT)
+    return kernel
+
+
+def shares_k(shapes) -> bool:
+    """True when every ``(m, k)`` or ``(m, n, k)`` of ``shapes`` has the same k (what the wide decode needs)."""
+    return len({s[-1] for s in shapes}) == 1
+
+
 class GroupedDecodeA16:
     """Decode every group's A into one A16 buffer in ONE launch (the kernel's GROUPED=1 form).
 
-    ``GroupedDecodeA16(shapes, *, device=None)`` with ``shapes`` a list of ``(m, k)``: group g's A16
+    ``GroupedDecodeA16(shapes, *, device=None, wide=False)`` with ``shapes`` a list of ``(m, k)``: group g's A16
     ``[m_g][k_g]`` fp16 sits at byte ``offsets[g]`` of the buffer (``out_bytes`` in all), the groups back to
     back.  :meth:`table` builds the device table for the groups' ``(a, sfa)`` pointers and row strides;
     :meth:`launch` runs the decode from a table already on the device (the caller uploads it).  Values are
     ``e2m1 * scale * 2^-14`` (the GEMMs' subnormal operands), in :func:`a16_k_order` within each k32 piece.
+    ``wide=True`` runs ``ptx/nvfp4_decode_a16_wide.ptx`` instead (same bytes, same table; groups that share k,
+    one 1024-thread CTA per SM; it reads no L2 warm-up list).
     """
 
-    def __init__(self, shapes, *, device=None):
+    def __init__(self, shapes, *, device=None, wide: bool = False):
         shapes = [tuple(s) for s in shapes]
         if not shapes:
             raise ValueError("shapes must hold at least one (m, k)")
@@ -303,14 +324,26 @@ class GroupedDecodeA16:
             raise ValueError(f"{items} work items do not fit the kernel's 32-bit index (at most {_MAX_ITEMS - 1})")
         self.shapes = [(int(m), int(k)) for m, k in shapes]
         self.item_starts, self.items = tuple(starts), items
+        self.rows = sum(m for m, _ in self.shapes)
         self.offsets = tuple(64 * s for s in starts)
         self.out_bytes = 64 * items
+        if not isinstance(wide, (bool, np.bool_)):
+            raise ValueError(f"wide must be True or False, got {wide!r}")
+        if wide and not shares_k(self.shapes):
+            raise ValueError(f"wide: every group must share k, got k = {sorted({k for _, k in self.shapes})}")
         dev = device if device is not None else driver.device()
         if tuple(dev.compute_capability) != (9, 0):
             raise ValueError(f"device: nvfp4_decode_a16 is sm_90a only (Hopper); {dev.properties.name} is not")
-        self.device = dev
-        self.grid = decode_grid(items, dev.properties.sm_count)
-        self.kernel = _grouped_kernel(dev.ordinal)
+        self.device, self.wide = dev, bool(wide)
+        if self.wide:
+            self.grid = dev.properties.sm_count
+            tasks = self.rows * -(-self.shapes[0][1] // _CHUNK_K)
+            if tasks + WIDE_TASKS * self.grid * (WIDE_THREADS // 32) >= _MAX_ITEMS:
+                raise ValueError(f"wide: {tasks} (row, k256) tasks do not fit the kernel's 32-bit task index")
+            self.kernel = _wide_kernel(dev.ordinal)
+        else:
+            self.grid = decode_grid(items, dev.properties.sm_count)
+            self.kernel = _grouped_kernel(dev.ordinal)
         self._launch = None
 
     def table(self, a_ptrs, sfa_ptrs, a_rows, sfa_rows, warm=()) -> np.ndarray:
@@ -323,9 +356,11 @@ class GroupedDecodeA16:
             raise ValueError(f"warm: at most {MAX_WARM_REGIONS} regions (one per thread of CTA 0), got {len(regions)}")
         t = np.zeros(table_bytes(G, len(regions)) // 8, dtype=np.uint64).reshape(-1, GROUPED_TABLE_ENTRY // 8)
         words = t.view(np.uint32)
+        row_start = 0  # u32[2]: the group's first row of all groups' (the wide decode's)
         for g, (m, k) in enumerate(self.shapes):
-            words[g, 0], words[g, 1] = self.item_starts[g], k // _PIECE_K
+            words[g, 0], words[g, 1], words[g, 2] = self.item_starts[g], k // _PIECE_K, row_start
             t[g, 2:6] = (a_ptrs[g], sfa_ptrs[g], a_rows[g], sfa_rows[g])
+            row_start += m
         words[G, 0] = self.items
         if regions:
             words[0, 12], words[0, 13] = len(regions), (G + 1) * GROUPED_TABLE_ENTRY
@@ -337,7 +372,12 @@ class GroupedDecodeA16:
     def launch(self, table_ptr: int, out_ptr: int, stream_handle) -> None:
         """Launch on a driver stream handle; the pointers are re-set only when they changed."""
         ptrs = (table_ptr, out_ptr)
-        if self._launch is None:
+        if self._launch is None and self.wide:
+            k = self.shapes[0][1]
+            self._launch = self.kernel.prepare(
+                Pointer(table_ptr), Pointer(out_ptr), len(self.shapes), self.rows, k // _PIECE_K, -(-k // _CHUNK_K),
+                grid=self.grid, block=WIDE_THREADS, stream=stream_handle)
+        elif self._launch is None:
             self._launch = self.kernel.prepare(Pointer(table_ptr), Pointer(out_ptr), self.items, grid=self.grid,
                                                block=THREADS, stream=stream_handle)
         else:

@@ -400,15 +400,17 @@ class GroupedOperands:
         return buf.ptr
 
     # ---- the plans that decode A once per call (the cluster and m-tile kernels)
-    def _setup_decoded_a(self, workspace_bytes: int, counters: int, warm_regions: int = 0) -> None:
-        """The grouped A decode, its A16 buffer and device table (room for ``warm_regions`` L2 warm-up records: the
-        plan sets ``_l2_warm`` to its GEMM's tables once they exist), the stream-K workspace, zeroed counters, and
-        one a16 map per group (A16 never moves, so the maps are built once)."""
+    def _setup_decoded_a(self, workspace_bytes: int, counters: int, warm_regions: int = 0,
+                         wide_decode: bool = False) -> None:
+        """The grouped A decode (``wide_decode``: its wide form, which reads no warm-up list), its A16 buffer and
+        device table (room for ``warm_regions`` L2 warm-up records: the plan sets ``_l2_warm`` to its GEMM's tables
+        once they exist), the stream-K workspace, zeroed counters, and one a16 map per group (A16 never moves, so
+        the maps are built once)."""
         from ..memory import DeviceAllocation
         from .decode_a16 import GroupedDecodeA16, table_bytes
 
         dev, G = self.device, len(self.shapes)
-        self._decode = GroupedDecodeA16([(m, k) for m, _, k in self.shapes], device=dev)
+        self._decode = GroupedDecodeA16([(m, k) for m, _, k in self.shapes], device=dev, wide=wide_decode)
         self._a16 = DeviceAllocation(self._decode.out_bytes, dev)
         self._ws = DeviceAllocation(workspace_bytes, dev)
         self._counters = DeviceAllocation(4 * counters, dev)

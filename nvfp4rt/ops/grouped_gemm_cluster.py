@@ -28,12 +28,13 @@ from ..launch import Pointer
 from ..ptxsource import ptx_dir
 from ._args import positive_int
 from .gemm_wgmma_cluster import DEFAULT_HEAD_WAIT, a_unit, head_constants
+from .decode_a16 import shares_k
 from .grouped_gemm import GroupedOperands, K_MULTIPLE, MAX_GROUPS, STAGE_K, alphas_fit, pack_table  # noqa: F401
 
 __all__ = ["GroupedGemmClusterPlan", "GroupedClusterGeometry", "ClusterGroup", "cluster_geometry", "build_table",
            "c_tma_ok", "unit_cost", "supports", "cluster_units", "shared_bytes", "kernel_constants", "TILE_M", "TILE_N",
            "TOKEN_STEP", "CLUSTER_SIZES", "A_BUFS_CHOICES", "DECODE_COST", "EPILOGUE_COST", "SPLIT_COST",
-           "schedule_costs", "cut_runs", "launch_order"]
+           "schedule_costs", "cut_runs", "launch_order", "WIDE_DECODE_AUTO"]
 
 _KERNEL_FILE = "grouped_gemm_nvfp4_wgmma_cluster.ptx"
 _ENTRY = "nvfp4_grouped_gemm_wgmma_cluster"
@@ -77,6 +78,11 @@ _ALPHA_SCALE = 2.0**28
 DECODE_COST = 0.6
 EPILOGUE_COST = 1.0
 SPLIT_COST = 2.5
+#: with wide_decode=None, plans whose groups share k decode A with the wide decode (ptx/nvfp4_decode_a16_wide.ptx).
+#: H100, whole call, launch phases spread, four rounds, bits equal (docs/device-logs/2026-11-27-session40/06):
+#: competition case 2 74.3-74.6 us against 75.5-75.9 with the item decode; eight groups of n = 4096..4992,
+#: k = 2048, 54.2-54.5 against 54.9-55.1
+WIDE_DECODE_AUTO = True
 
 
 def shared_bytes(num_stages: int, a_bufs: int) -> int:
@@ -398,10 +404,12 @@ class GroupedGemmClusterPlan(GroupedOperands):
 
     ``GroupedGemmClusterPlan(shapes, layouts=None, *, device=None, cluster=2, stages=None, a_bufs=None,
     decode_cost=DECODE_COST, epilogue_cost=EPILOGUE_COST, split_cost=SPLIT_COST, clusters=None, head_check=True,
-    head_wait=32768)``; ``plan(groups, alphas=None, stream=None)`` with ``groups`` a list of
+    head_wait=32768, wide_decode=None)``; ``plan(groups, alphas=None, stream=None)`` with ``groups`` a list of
     ``(a, b, sfa, sfb, c)`` as for :class:`nvfp4rt.ops.grouped_gemm.GroupedGemmPlan`.  ``clusters`` sets how
     many unit runs the schedule cuts (default: the clusters the GPU holds at once; more makes more split
-    tiles, fewer makes longer runs: tests use both).  An alpha whose
+    tiles, fewer makes longer runs: tests use both).  ``wide_decode`` picks A's decode: the wide one
+    (``ptx/nvfp4_decode_a16_wide.ptx``, one 1024-thread CTA per SM; groups that share k) or the item decode (True,
+    False, or None: the wide one where the groups share k; :data:`WIDE_DECODE_AUTO`).  An alpha whose
     2^28 multiple overflows fp32 is rejected (the op layer then runs the first grouped kernel).  The plan
     owns the A16 buffer, the workspace, the zeroed counters and the tables, so one plan must not run on two
     streams at once.
@@ -412,7 +420,9 @@ class GroupedGemmClusterPlan(GroupedOperands):
     def __init__(self, shapes, layouts=None, *, device=None, cluster: int = DEFAULT_CLUSTER,
                  stages: int | None = None, a_bufs: int | None = None, decode_cost: float = DECODE_COST,
                  epilogue_cost: float = EPILOGUE_COST, split_cost: float = SPLIT_COST, clusters: int | None = None,
-                 head_check: bool = True, head_wait: int = DEFAULT_HEAD_WAIT):
+                 head_check: bool = True, head_wait: int = DEFAULT_HEAD_WAIT, wide_decode: bool | None = None):
+        if wide_decode is not None and not isinstance(wide_decode, (bool, np.bool_)):
+            raise ValueError(f"wide_decode must be True, False or None, got {wide_decode!r}")
         probe = None
 
         def check(s):
@@ -440,7 +450,10 @@ class GroupedGemmClusterPlan(GroupedOperands):
         from ..memory import DeviceAllocation
 
         G = len(shapes)
-        self._setup_decoded_a(g.workspace_bytes, g.counters)  # no L2 warm-up: it slowed case 2 (session 37)
+        if wide_decode is None:
+            wide_decode = WIDE_DECODE_AUTO and shares_k(shapes)
+        # no L2 warm-up list: it slowed case 2 (session 37), and the wide decode reads none
+        self._setup_decoded_a(g.workspace_bytes, g.counters, wide_decode=bool(wide_decode))
         self._table = DeviceAllocation((G + 1) * TABLE_ENTRY_BYTES, dev)
         self._tmap_buf = DeviceAllocation(G * TMAPS_PER_GROUP_BYTES, dev)
         starts = np.array(g.starts, dtype=np.uint32)
@@ -508,4 +521,5 @@ class GroupedGemmClusterPlan(GroupedOperands):
     def __repr__(self) -> str:
         g = self.geometry
         return (f"<GroupedGemmClusterPlan groups={len(self.shapes)} units={g.units} clusters={g.clusters} "
-                f"cluster={g.cluster} split_tiles={g.split_tiles} stages={g.num_stages} a_bufs={g.a_bufs}>")
+                f"cluster={g.cluster} split_tiles={g.split_tiles} stages={g.num_stages} a_bufs={g.a_bufs} "
+                f"decode={'wide' if self._decode.wide else 'items'}>")
