@@ -103,7 +103,8 @@ HEADER = f"""\
 //   G independent GEMMs with their own m_g, n_g, k_g (k_g a multiple of 64).  B_g [n_g][k_g/2] e2m1 (low
 //   nibble = lower k, K-major, 16-byte row stride) with sfb_g [n_g][k_g/16] e4m3 (16-byte row stride: the
 //   host pads otherwise); A16_g [m_g][k_g] fp16, A_g decoded by ptx/nvfp4_decode_a16.ptx (GROUPED=1: one
-//   launch for every group, value * 2^-14 in the fragment k order), which the host launches first; this
+//   launch for every group, value * 2^-14 in the fragment k order) or, where the groups share k, by its wide form
+//   ptx/nvfp4_decode_a16_wide.ptx (the same bytes), which the host launches first; this
 //   kernel follows with programmatic dependent launch.  c_g fp16 [m_g][n_g], row stride c_row_g elements.
 //
 // WHY THIS SHAPE

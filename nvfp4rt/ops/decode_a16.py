@@ -9,6 +9,9 @@ instead of decoding it in every CTA.  This module holds:
   writes, from the packed bytes and scale bytes;
 * :func:`a16_k_order`: which k each A16 element of a k32 piece holds;
 * :func:`decode_grid`: the grid the plan launches;
+* :class:`GroupedDecodeA16`: every group of a grouped GEMM in one launch, from a device table (the
+  kernel's GROUPED=1 form, or for groups that share k ``ptx/nvfp4_decode_a16_wide.ptx``, one 1024-thread
+  CTA per SM writing the same bytes);
 * :class:`DecodeA16Plan`: a fixed ``(m, k, l)`` and input strides on one
   device, with a prepared launch re-pointed per call::
 

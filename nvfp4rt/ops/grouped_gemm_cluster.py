@@ -2,8 +2,9 @@
 
 Two launches per call, on one stream:
 
-1. ``ptx/nvfp4_decode_a16.ptx`` with GROUPED=1 (:class:`nvfp4rt.ops.decode_a16.GroupedDecodeA16`)
-   decodes every group's A into one A16 buffer the plan owns;
+1. the grouped A decode (:class:`nvfp4rt.ops.decode_a16.GroupedDecodeA16`) writes every group's A into one A16
+   buffer the plan owns: ``ptx/nvfp4_decode_a16_wide.ptx`` where the groups share k, else
+   ``ptx/nvfp4_decode_a16.ptx`` with GROUPED=1 (``wide_decode``);
 2. ``ptx/grouped_gemm_nvfp4_wgmma_cluster.ptx`` (written by tools/gen_grouped_gemm_cluster_ptx.py,
    whose header has the design), launched with programmatic dependent launch: CTA tiles of up to 256
    A rows x 128 B rows, clusters of 2 CTAs along n sharing every A16 load by multicast, the unit loop
