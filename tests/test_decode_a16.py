@@ -759,3 +759,8 @@ def test_wide_decode_needs_groups_that_share_k():
         D.GroupedDecodeA16([(3, 256), (5, 512)], wide=True)
     with pytest.raises(ValueError, match="wide must be True or False"):
         D.GroupedDecodeA16([(3, 256)], wide=1)
+    dec = D.GroupedDecodeA16.__new__(D.GroupedDecodeA16)
+    dec.shapes, dec.item_starts, dec.items, dec.wide = [(4, 64)], (0,), 8, True
+    dec.table([0x100], [0x200], [32], [4])  # no list: fine
+    with pytest.raises(ValueError, match="the wide decode reads no L2 warm-up list"):
+        dec.table([0x100], [0x200], [32], [4], warm=[(0x1000, 64)])

@@ -355,6 +355,8 @@ class GroupedDecodeA16:
         tables; :func:`warm_region` trims each to whole 16 bytes), four 16-byte records per 64-byte row."""
         G = len(self.shapes)
         regions = [r for r in (warm_region(p, n) for p, n in warm) if r is not None]
+        if regions and getattr(self, "wide", False):
+            raise ValueError("warm: the wide decode reads no L2 warm-up list; pass warm=() or use wide=False")
         if len(regions) > MAX_WARM_REGIONS:
             raise ValueError(f"warm: at most {MAX_WARM_REGIONS} regions (one per thread of CTA 0), got {len(regions)}")
         t = np.zeros(table_bytes(G, len(regions)) // 8, dtype=np.uint64).reshape(-1, GROUPED_TABLE_ENTRY // 8)

@@ -80,9 +80,9 @@ DECODE_COST = 0.6
 EPILOGUE_COST = 1.0
 SPLIT_COST = 2.5
 #: with wide_decode=None, plans whose groups share k decode A with the wide decode (ptx/nvfp4_decode_a16_wide.ptx).
-#: H100, whole call, launch phases spread, four rounds, bits equal (docs/device-logs/2026-11-27-session40/06):
-#: competition case 2 74.3-74.6 us against 75.5-75.9 with the item decode; eight groups of n = 4096..4992,
-#: k = 2048, 54.2-54.5 against 54.9-55.1
+#: Whole call, launch phases spread, bits equal (docs/device-logs/2026-11-27-session40/10 and 15): competition
+#: case 2 73.95-74.53 us against 76.16-76.38 with the item decode on an H100, 72.96-73.26 against 74.14-75.04 on an
+#: H200; eight groups of n = 4096..4992, k = 2048, 53.70-53.79 against 54.93-55.20 (H100)
 WIDE_DECODE_AUTO = True
 
 
