@@ -126,6 +126,55 @@ def test_block_guards_skip_exactly_the_rows_past_the_tile():
         assert re.search(r"mul\.f32 %v0, %acc(\d+),", after).group(1) == str(16 * b)
 
 
+@__import__("functools").lru_cache(maxsize=None)
+def _a16_slice_text(cluster: int) -> str:
+    prod = render(PTX, "sm_90a", GC.kernel_constants(cluster)).split("A_PRODUCER:")[1]
+    return prod.split("ld.global.nc.u32 %m, [%pw+16];")[1].split("add.u32 %m0, %m0, %arow;")[0]
+
+
+def _a16_slices(cluster: int, rank: int, rows: int) -> tuple:
+    """Run the A16 producer's own slice arithmetic (the rendered text from the m load to the m0 update) for a tile
+    of ``rows`` rows (m tile 0): (first-half slice issued, second-half slice issued, bytes expected)."""
+    body = _a16_slice_text(cluster)
+    r = {"%m": rows, "%mt": 0, "%arow": rank * GC.HALF_M // cluster}
+    val = lambda t: r[t] if t.startswith("%") else int(eval(t, {}))  # noqa: E731  (immediates like 128/2 - 1)
+    for ln in body.splitlines():
+        ln = ln.split("//")[0].strip().rstrip(";")
+        if not ln:
+            continue
+        op, rest = ln.split(" ", 1)
+        d, *a = [x.strip() for x in rest.split(",")]
+        x = [val(t) for t in a]
+        r[d] = {"shl.b32": lambda: x[0] << x[1], "sub.u32": lambda: x[0] - x[1], "min.u32": lambda: min(x),
+                "add.u32": lambda: x[0] + x[1], "and.b32": lambda: x[0] & (x[1] & 0xFFFFFFFF),
+                "setp.lt.u32": lambda: x[0] < x[1], "div.u32": lambda: x[0] // x[1],
+                "mul.lo.u32": lambda: x[0] * x[1]}[op]()
+    return r["%p_one"], r["%p_two"], r["%x"]
+
+
+@pytest.mark.parametrize("cluster", GC.CLUSTER_SIZES)
+def test_a16_producer_loads_exactly_the_slices_below_the_tiles_n(cluster):
+    """Every A16 row a tile's wgmmas read (rows below N = 32 ceil(rows/32)) is in a slice some rank loads; no rank
+    loads a slice that starts at or past N (it would lie wholly past the group's rows: a slow all-fill box); every
+    rank expects the bytes of exactly the slices loaded, and each load sits behind its predicate."""
+    size = GC.HALF_M // cluster
+    for rows in list(range(1, 260)) + [300, 1000]:
+        n_tok = GC.tokens(min(rows, GC.TILE_M))
+        loaded, expects = set(), set()
+        for q in range(cluster):
+            one, two, nbytes = _a16_slices(cluster, q, rows)
+            loaded |= {q * size} if one else set()
+            loaded |= {GC.HALF_M + q * size} if two else set()
+            expects.add(nbytes)
+        assert loaded == {s for s in range(0, GC.TILE_M, size) if s < n_tok}, rows
+        assert all(s < min(rows, GC.TILE_M) for s in loaded), rows  # no all-fill slice
+        assert expects == {128 * size * len(loaded)}, rows
+    prod = PTX.split("A_PRODUCER:")[1]
+    first, second = prod.split("cp.async.bulk.tensor.2d")[1:3]
+    assert prod.split("cp.async.bulk.tensor.2d")[0].rstrip().endswith("@!%p_one bra A_FIRST_DONE;")
+    assert "@!%p_two bra A_HALF_DONE;" in first and "A_FIRST_DONE:" in first
+
+
 @pytest.mark.skipif(not __import__("shutil").which("ptxas") and not Path("/usr/local/cuda/bin/ptxas").exists(),
                     reason="ptxas not found")
 @pytest.mark.parametrize("cluster", GC.CLUSTER_SIZES)

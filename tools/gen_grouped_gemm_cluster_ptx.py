@@ -161,11 +161,15 @@ HEADER = f"""\
 //     TMA the group's B box to slot + 0 and its sfb box to slot + {SFB_OFF}.
 //   thread 32: A16 producer.  griddepcontrol.wait (the decode is complete), then per unit and k64 sub-step
 //     the dual's protocol: wait aempty[ab] (8 * CLUSTER arrives), expect the buffer's bytes on afull[ab], TMA
-//     this rank's {HALF_M}/CLUSTER-row slice of each needed {HALF_M}-row half of the group's A16 to every CTA
-//     of the cluster: the second half only for a tile of more than {HALF_M} rows ({A16_BUF // 1024} KB expected,
-//     else {A16_BUF // 2048} KB; rows past m_g are zero-filled and still counted).  A tile of <= {HALF_M} rows
-//     never reads rows {HALF_M}.. of a buffer (its wgmma N is at most {HALF_M}), so they may hold stale data.
-//     (Measured: loading the whole 256-row box for small tiles cost ~3.3 us per unit at any N.)
+//     this rank's slices of the group's A16 to every CTA of the cluster.  SLICES: a buffer's 256 rows are two
+//     {HALF_M}-row halves, and rank q owns the {HALF_M}/CLUSTER-row slice at {HALF_M}h + q*{HALF_M}/CLUSTER of half h.  A tile's
+//     wgmmas read rows 0 .. N-1 only (N = {TOKEN_STEP}*ceil(rows/{TOKEN_STEP})), so only the slices that start below N are
+//     loaded, and afull expects their bytes: 128 * {HALF_M}/CLUSTER per slice (rows past m_g inside one are
+//     zero-filled and still counted).  Rows from N up may hold stale data; nothing reads them.  A slice that
+//     starts at or past N would lie wholly past the group's rows, and such all-fill boxes were slow: before
+//     session 40 every tile loaded the whole first half, and a group of 64 rows (rank 1's slice all fill) ran
+//     1947 ns per unit against 1448 for 96 rows (docs/device-logs/2026-11-27-session40/21; also loading the whole
+//     256-row box for small tiles cost ~3.3 us per unit, session 5).
 //   warpgroups 1, 2: consumers.  Per segment (the part of one tile in the cluster's run) they find the
 //     group, the tile's rows = min({TILE_M}, m_g - {TILE_M}*mt) and jump to the unit loop of N = {TOKEN_STEP}*ceil(rows/{TOKEN_STEP}).
 //     setmaxnreg 40 / 232 as in the dual; ptxas -v must report no spills.  ptxas also reports C7511 (wgmmas
@@ -258,6 +262,7 @@ SIGNATURE = f"""
     .reg .pred  %p_lead, %p_more, %p_ready, %p_wrap, %p_acc, %p_whole, %p_last, %p_first, %p_row, %p_vec, %p_col;
     .reg .pred  %p_pend, %p_pend1, %p_l0, %p_rel, %p_new, %p_skip, %p_wg, %p_two, %p_head, %p_same;
     .reg .pred  %p_tma, %p_iss, %p_cmap;      // the TMA-store epilogue's
+    .reg .pred  %p_one;                       // the A16 producer: this rank's first-half slice is read
     .reg .b32   %thread, %cta, %rank, %ct, %wg, %wi, %lane, %g, %t, %x, %y, %z, %tmp, %tmp2;
     .reg .b32   %m, %n, %KB, %ntiles, %S, %rows, %nblk, %lim, %stg, %otma, %box, %wbar, %cgrp, %qb, %tb;
     .reg .b32   %u, %u_end, %seg_end, %tile, %kb, %mt, %nt, %m0, %n0, %j;
@@ -757,20 +762,29 @@ A_LOOP:
     mov.u32 %pgrp, %grp;
 A_MAPS_READY:
 {_unit_coords("A")}
-    // the tile's rows: the second {HALF_M}-row half of the buffer is loaded only when they pass {HALF_M}
+    // the slices the tile's wgmmas read: those starting below its N = {TOKEN_STEP} * ceil(rows / {TOKEN_STEP}) (SLICES, header)
     ld.global.nc.u32 %m, [%pw+16];
     shl.b32 %m0, %mt, 8;
     sub.u32 %rows, %m, %m0;
-    setp.gt.u32 %p_two, %rows, {HALF_M};
-    selp.u32 %x, {A16_BUF}, {A16_BUF // 2}, %p_two;  // bytes every sub-step's buffer receives from all ranks
+    min.u32 %rows, %rows, {TILE_M};
+    add.u32 %rows, %rows, {TOKEN_STEP - 1};
+    and.b32 %rows, %rows, {-TOKEN_STEP};             // N
+    setp.lt.u32 %p_one, %arow, %rows;         // this rank's slice of the first half holds rows below N
+    add.u32 %x, %arow, {HALF_M};
+    setp.lt.u32 %p_two, %x, %rows;            // ... of the second half
+    add.u32 %x, %rows, {HALF_M}/{{{{CLUSTER}}}} - 1;
+    div.u32 %x, %x, {HALF_M}/{{{{CLUSTER}}}};        // slices below N, over all ranks and both halves
+    mul.lo.u32 %x, %x, {HALF_M * 128}/{{{{CLUSTER}}}}; // bytes every sub-step's buffer receives from all ranks
     add.u32 %m0, %m0, %arow;                  // A16 row of this rank's slice of the first half
 {_tile_bounds()}
 A_TILE_READY:
     sub.u32 %kb, %u, %tbase;                  // k256 stage of the tile
     shl.b32 %kel, %kb, 8;                     // k element of sub-step 0: 256 per stage
     mov.u32 %j, 0;
-{dual.a16_buffer_acquire("%x")}    cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster.L2::cache_hint
+{dual.a16_buffer_acquire("%x")}    @!%p_one bra A_FIRST_DONE;
+    cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster.L2::cache_hint
         [%addr], [%tm_a16, {{%kel, %m0}}], [%bar], %mask, %pol_a16;
+A_FIRST_DONE:
     @!%p_two bra A_HALF_DONE;
     add.u32 %addr, %addr, {HALF_M * 128};              // rows {HALF_M}.. of the buffer
     add.u32 %y, %m0, {HALF_M};
