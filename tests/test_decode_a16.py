@@ -2,7 +2,6 @@
 GEMM's a16 model, the PTX (renders, assembles, same decode as the GEMM), argument errors, and on a GPU
 the device A16 byte for byte against a16_reference."""
 import re
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -12,7 +11,7 @@ from nvfp4rt.launch import Pointer
 from nvfp4rt.ops import decode_a16 as D
 from nvfp4rt.ptxsource import parse_entries, ptx_dir, render
 
-from conftest import requires_gpu
+from conftest import requires_gpu, tool_module
 
 ROOT = Path(__file__).resolve().parent.parent
 KERNEL = ptx_dir() / "nvfp4_decode_a16.ptx"
@@ -699,12 +698,7 @@ WIDE_PTX = (ROOT / "ptx" / "nvfp4_decode_a16_wide.ptx").read_text()
 
 
 def _wide_generator():
-    sys.path.insert(0, str(ROOT / "tools"))
-    try:
-        import gen_decode_a16_wide_ptx
-    finally:
-        sys.path.pop(0)
-    return gen_decode_a16_wide_ptx
+    return tool_module("gen_decode_a16_wide_ptx")
 
 
 def test_wide_kernel_is_the_generators_output_with_the_modules_geometry():

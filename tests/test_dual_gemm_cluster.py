@@ -29,7 +29,7 @@ from nvfp4rt.ops import dual_gemm as D
 from nvfp4rt.ops import dual_gemm_cluster as DC
 from nvfp4rt.ptxsource import render
 
-from conftest import requires_gpu
+from conftest import requires_gpu, tool_module
 
 ROOT = Path(__file__).resolve().parent.parent
 KERNEL = ROOT / "ptx" / "dual_gemm_nvfp4_wgmma_cluster.ptx"
@@ -38,12 +38,7 @@ PTX = KERNEL.read_text()
 
 
 def _generator():
-    sys.path.insert(0, str(ROOT / "tools"))
-    try:
-        import gen_dual_gemm_cluster_ptx
-    finally:
-        sys.path.pop(0)
-    return gen_dual_gemm_cluster_ptx
+    return tool_module("gen_dual_gemm_cluster_ptx")
 
 
 def _rendered(cluster=2, a_bufs=4) -> str:

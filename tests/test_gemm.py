@@ -13,7 +13,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from conftest import requires_gpu
+from conftest import requires_gpu, tool_module
 from nvfp4rt import data, reference
 from nvfp4rt.assemble import assemble, find_ptxas
 from nvfp4rt.nvfp4 import NVFP4Tensor, quantize
@@ -25,12 +25,7 @@ BENCH_SHAPES = [(128, 7168, 16384), (128, 4096, 7168), (128, 7168, 2048)]
 
 
 def _generator():
-    sys.path.insert(0, str(ROOT / "tools"))
-    try:
-        import gen_gemm_mma_ptx
-    finally:
-        sys.path.pop(0)
-    return gen_gemm_mma_ptx
+    return tool_module("gen_gemm_mma_ptx")
 
 
 # ============================================================================ CPU: the kernel file

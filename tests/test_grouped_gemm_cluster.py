@@ -35,7 +35,7 @@ from nvfp4rt.ops import grouped_gemm as GG
 from nvfp4rt.ops import grouped_gemm_cluster as GC
 from nvfp4rt.ptxsource import parse_entries, render
 
-from conftest import requires_gpu
+from conftest import requires_gpu, tool_module
 
 ROOT = Path(__file__).resolve().parent.parent
 KERNEL = ROOT / "ptx" / "grouped_gemm_nvfp4_wgmma_cluster.ptx"
@@ -52,12 +52,7 @@ RAGGED = [(1, 1, 64), (63, 200, 320), (129, 7, 256), (1, 4096, 7168), (200, 130,
 
 
 def _generator():
-    sys.path.insert(0, str(ROOT / "tools"))
-    try:
-        import gen_grouped_gemm_cluster_ptx
-    finally:
-        sys.path.pop(0)
-    return gen_grouped_gemm_cluster_ptx
+    return tool_module("gen_grouped_gemm_cluster_ptx")
 
 
 # ============================================================== the generated kernel
