@@ -36,6 +36,7 @@ from nvfp4rt.ops import grouped_gemm_cluster as GC
 from nvfp4rt.ptxsource import parse_entries, render
 
 from conftest import requires_gpu, tool_module
+from ptx_int import code_lines, run
 
 ROOT = Path(__file__).resolve().parent.parent
 KERNEL = ROOT / "ptx" / "grouped_gemm_nvfp4_wgmma_cluster.ptx"
@@ -65,7 +66,8 @@ def test_committed_kernel_is_the_generators_output():
 
 def test_geometry_constants_match_the_generator():
     gen = _generator()
-    assert (gen.TILE_M, gen.TILE_N, gen.TOKEN_STEP) == (GC.TILE_M, GC.TILE_N, GC.TOKEN_STEP)
+    assert (gen.TILE_M, gen.TILE_N, gen.TOKEN_MIN, gen.TOKEN_STEP) == (GC.TILE_M, GC.TILE_N, GC.TOKEN_MIN, GC.TOKEN_STEP)
+    assert gen.TOKEN_VARIANTS == tuple(sorted({GC.tokens(r) for r in range(1, GC.TILE_M + 1)}))
     assert (gen.TABLE_ENTRY, gen.TMAPS_PER_GROUP) == (GC.TABLE_ENTRY_BYTES, GC.TMAPS_PER_GROUP_BYTES)
     assert gen.STAGE_BYTES == GC._STAGE_BYTES and gen.A16_BUF == GC._A16_BUF_BYTES and gen.X_BYTES == GC._X_BYTES
     assert gen.SLOT_V4 * 16 == GC._PARTIAL_BYTES
@@ -87,20 +89,20 @@ def test_each_token_variant_is_the_dual_loop_with_its_wgmma_shape():
 
 
 def _dispatch():
-    """The SEG_LOOP's jump table: [(blocks <= b, label)] then the fall-through label."""
+    """The SEG_LOOP's jump table: [(rows <= r, label)] then the fall-through label."""
     seg = PTX.split("SEG_LOOP:")[1].split("UNIT_LOOP_N")[0]
-    rules = re.findall(r"setp\.le\.u32 %p_skip, %nblk, (\d+);\s*@%p_skip bra UNIT_LOOP_N(\d+);", PTX.split("SEG_LOOP:")[1])
+    rules = re.findall(r"setp\.le\.u32 %p_skip, %tmp, (\d+);\s*@%p_skip bra UNIT_LOOP_N(\d+);", PTX.split("SEG_LOOP:")[1])
     last = re.search(r"bra\.uni UNIT_LOOP_N(\d+);", PTX.split("SEG_LOOP:")[1]).group(1)
-    assert "shr.u32 %nblk, %tmp, 5;" in seg and "min.u32 %tmp, %tmp, 256;" in seg
-    return [(int(b), int(n)) for b, n in rules], int(last)
+    assert "shl.b32 %tmp, %mt, 8;\n    sub.u32 %tmp, %m, %tmp;\n    min.u32 %tmp, %tmp, 256;" in seg  # the tile's rows
+    return [(int(r), int(n)) for r, n in rules], int(last)
 
 
 @pytest.mark.parametrize("rows", list(range(1, 257)))
 def test_a_tile_runs_the_smallest_token_variant_that_covers_its_rows(rows):
     rules, last = _dispatch()
-    blocks = -(-rows // 32)
-    chosen = next((n for b, n in rules if blocks <= b), last)
-    assert chosen == GC.tokens(rows) and chosen >= rows and chosen - rows < 32
+    assert all(r == n for r, n in rules)  # each loop takes the tiles of up to its own N rows
+    chosen = next((n for r, n in rules if rows <= r), last)
+    assert chosen == GC.tokens(rows) and chosen >= rows and (chosen - rows < GC.TOKEN_STEP or chosen == GC.TOKEN_MIN)
 
 
 def test_block_guards_skip_exactly_the_rows_past_the_tile():
@@ -142,14 +144,14 @@ def _a16_slices(cluster: int, rank: int, rows: int) -> tuple:
         x = [val(t) for t in a]
         r[d] = {"shl.b32": lambda: x[0] << x[1], "sub.u32": lambda: x[0] - x[1], "min.u32": lambda: min(x),
                 "add.u32": lambda: x[0] + x[1], "and.b32": lambda: x[0] & (x[1] & 0xFFFFFFFF),
-                "setp.lt.u32": lambda: x[0] < x[1], "div.u32": lambda: x[0] // x[1],
+                "setp.lt.u32": lambda: x[0] < x[1], "div.u32": lambda: x[0] // x[1], "max.u32": lambda: max(x),
                 "mul.lo.u32": lambda: x[0] * x[1]}[op]()
     return r["%p_one"], r["%p_two"], r["%x"]
 
 
 @pytest.mark.parametrize("cluster", GC.CLUSTER_SIZES)
 def test_a16_producer_loads_exactly_the_slices_below_the_tiles_n(cluster):
-    """Every A16 row a tile's wgmmas read (rows below N = 32 ceil(rows/32)) is in a slice some rank loads; no rank
+    """Every A16 row a tile's wgmmas read (rows below its N, GC.tokens) is in a slice some rank loads; no rank
     loads a slice that starts at or past N (it would lie wholly past the group's rows: a slow all-fill box); every
     rank expects the bytes of exactly the slices loaded, and each load sits behind its predicate."""
     size = GC.HALF_M // cluster
@@ -216,9 +218,11 @@ def test_problem_table_offsets_match_the_kernels_loads():
         with pytest.raises(ValueError, match=name):
             GC.build_table(geo, *args)
     # the kernel: v4 {unit_start, tile_start, k_stages, n_tiles} at +0, m at +16, n at +20, alpha at +24, c, c_row at +32
+    # (consumers at a segment's start and again in its epilogue; each producer once per tile)
     assert PTX.count("ld.global.nc.v4.u32 {%gu0, %gt0, %KB, %ntiles}, [%pw];") == 4
     assert PTX.count("ld.global.nc.u32 %m, [%pw+16];") == 3  # consumers (2), A16 producer
-    assert "ld.global.nc.u32 %n, [%pw+20];" in PTX and "ld.global.nc.f32 %alpha, [%pw+24];" in PTX
+    assert "ld.global.nc.u32 %n, [%pw+20];" in PTX and PTX.count("ld.global.nc.f32 %alpha, [%pw+24];") == 1
+    assert PTX.count("ld.global.nc.u32 %otma, [%pw+28];") == 1
     assert "ld.global.nc.v2.u64 {%pc, %c_rs}, [%pw+32];" in PTX
     assert PTX.count("mul.wide.u32 %off64, %grp, 64;") >= 4
 
@@ -246,60 +250,113 @@ def _tma_swizzled(row: int, col: int) -> int:
     return row * 128 + (((col // 8) ^ (row % 8)) * 16) + (col % 8) * 2
 
 
-def _thread_base(wi: int, t: int, g: int) -> int:
-    """The kernel's per-thread base in a box (%tb): 256t + 32*(wi ^ t) + 2g."""
-    return 256 * t + 32 * (wi ^ t) + 2 * g
+def _stmatrix_base(text: str, wi: int, lane: int) -> int:
+    """The kernel's per-thread stmatrix address in a box (%tb, worked out at STORE_TILE), run on its own lines for
+    warp ``wi``, lane ``lane``."""
+    block = text.split("// this thread's row address in a box for stmatrix.trans")[1].split("\n", 1)[1]
+    block = block.split("add.u32 %tb, %tb, %x;")[0] + "add.u32 %tb, %tb, %x;"
+    return run(code_lines(block), {"%lane": lane, "%wi": wi})["%tb"]
 
 
-def test_box_offsets_put_every_accumulator_where_the_tma_store_reads_it():
-    """Accumulator e of thread (warp wi, lane 4g + t) is tile row 8*(e/4) + 2t + e%2, column 16*wi + g + 8*((e/2)%2)
-    of its warpgroup's 64; base + box_offset(e, q) must be that element's byte in the swizzled box of quarter q
-    (tile rows 64q..), and each quarter's 32 accumulators of all 128 threads fill the box exactly once."""
+def _replay_quarter(text: str, q: int, wg: int, wi: int, qb: int = 0) -> dict:
+    """Quarter q's staging for one warp, replayed lane by lane: the box address lines (ptx_int), each accumulator
+    through mul / cvt.rn.f16x2 into the stmatrix registers, then stmatrix.m8n8.x4.trans (lane 8k + j holds row j's
+    address of matrix k; fragment element (row l/4, column 2(l%4) + h) of lane l goes to that row, at byte 2 * its
+    fragment row).  Returns {byte offset from region X: (lane, accumulator)}; fails on a byte written twice."""
+    part = text.split(f"// quarter {q}:")[1].split(f"EPI_TMA_STAGED_{q}:")[0]
+    lines = code_lines(part.split("\n", 1)[1])
+    k = next(i for i, ln in enumerate(lines) if ln.startswith("add.u32 %stg")) + 1
+    stg = [run(lines[:k], {"%wg": wg, "%qb": qb, "%sm_c": 0, "%tb": _stmatrix_base(text, wi, lane)})["%stg"]
+           for lane in range(32)]
+    v, packed, written = {}, {}, {}
+    for ln in lines[k:]:
+        if ln.startswith(("@", "setp", "bar.sync")):
+            continue
+        op, rest = ln.split(None, 1)
+        ops = [x.strip() for x in rest.replace("{", "").replace("}", "").split(",")]
+        if op == "mul.f32":
+            assert ops[2] == "%alpha", ln
+            v[ops[0]] = int(re.fullmatch(r"%acc(\d+)", ops[1]).group(1))
+        elif op == "cvt.rn.f16x2.f32":
+            packed[ops[0]] = (v[ops[2]], v[ops[1]])  # (low half = the second source, high half = the first)
+        else:
+            assert op == "stmatrix.sync.aligned.m8n8.x4.trans.shared.b16", ln
+            off = int(re.fullmatch(r"\[%stg\+(\d+)\]", ops[0]).group(1))
+            for m, reg in enumerate(ops[1:]):
+                for lane in range(32):
+                    for h in (0, 1):
+                        row, col = lane // 4, 2 * (lane % 4) + h
+                        byte = stg[8 * m + col] + off + 2 * row
+                        assert byte not in written, f"byte {byte} written twice"
+                        written[byte] = (lane, packed[reg][h])
+    return written
+
+
+@pytest.mark.parametrize("qb", (0, 1))
+def test_tma_staging_puts_every_accumulator_where_the_store_reads_it(qb):
+    """Quarter q's staging, replayed lane by lane for every warp of both warpgroups: accumulator e of lane 4g + t
+    (tile row 8*(e/4) + 2t + e%2, column 16*wi + g + 8*((e/2)%2) of its warpgroup's 64) lands at that element's byte
+    in the 128B-swizzled box %qb of its warpgroup, each once, and the quarter's 32 accumulators fill the box."""
     gen = _generator()
     assert gen.BOX_ROWS == 64 and GC.C_BOX == (gen.BOX_ROWS, 64)
     per_q = gen.ACC * gen.BOX_ROWS // gen.TILE_M
     for q in range(gen.TILE_M // gen.BOX_ROWS):
-        seen = set()
-        for wi in range(4):
-            for lane in range(32):
-                g, t = lane // 4, lane % 4
-                for e in range(per_q * q, per_q * (q + 1)):
+        for wg in range(2):
+            box = wg * gen.WG_BOXES * gen.BOX_BYTES + qb * gen.BOX_BYTES
+            seen = set()
+            for wi in range(4):
+                got = _replay_quarter(PTX, q, wg, wi, qb)
+                assert sorted({e for _, e in got.values()}) == list(range(per_q * q, per_q * (q + 1)))
+                for byte, (lane, e) in got.items():
+                    g, t = lane // 4, lane % 4
                     row = 8 * (e // 4) + 2 * t + e % 2 - gen.BOX_ROWS * q
                     col = 16 * wi + g + 8 * ((e // 2) % 2)
-                    byte = _thread_base(wi, t, g) + gen.box_offset(e, q)
-                    assert byte == _tma_swizzled(row, col), (q, wi, lane, e)
-                    seen.add(byte)
-        assert seen == set(range(0, gen.BOX_BYTES, 2))
+                    assert byte == box + _tma_swizzled(row, col), (q, wg, wi, lane, e)
+                seen |= set(got)
+            assert seen == set(range(box, box + gen.BOX_BYTES, 2)), (q, wg)
 
 
-def test_box_stores_are_free_of_bank_conflicts():
-    """For each accumulator, a warp's 32 two-byte stores touch 32 distinct banks or share a 4-byte word."""
-    gen = _generator()
+@pytest.mark.parametrize("old,new", [("shr.u32 %tmp2, %lane, 4;", "shr.u32 %tmp2, %lane, 3;"),
+                                     ("xor.b32 %x, %x, %tmp;", "xor.b32 %x, %x, 0;"),
+                                     ("cvt.rn.f16x2.f32 %x, %v1, %v0;", "cvt.rn.f16x2.f32 %x, %v0, %v1;"),
+                                     ("[%stg+2048]", "[%stg+1024]")])
+def test_tma_staging_replay_catches_a_wrong_row_chunk_half_or_step(old, new):
+    """One wrong character in the lane base, the pairing or the instruction step moves some element."""
+    assert old in PTX
+    bad = PTX.replace(old, new)
+    with pytest.raises(AssertionError):
+        for wi in range(4):
+            got = _replay_quarter(bad, 1, 0, wi)
+            for byte, (lane, e) in got.items():
+                g, t = lane // 4, lane % 4
+                assert byte == _tma_swizzled(8 * (e // 4) + 2 * t + e % 2 - 64, 16 * wi + g + 8 * ((e // 2) % 2))
+
+
+def test_stmatrix_rows_are_free_of_bank_conflicts():
+    """Each 8x8 matrix of a stmatrix writes 8 rows of 16 bytes: with the swizzle they fill all 32 banks once."""
     for wi in range(4):
-        for e in range(128):
-            words = {}
-            for lane in range(32):
-                byte = _thread_base(wi, lane % 4, lane // 4) + gen.box_offset(e, e // 32)
-                words.setdefault((byte // 4) % 32, set()).add(byte // 4)
-            assert all(len(w) == 1 for w in words.values()), (wi, e)
+        base = [_stmatrix_base(PTX, wi, lane) for lane in range(32)]
+        for m in range(4):
+            banks = sorted((base[8 * m + r] // 4 + w) % 32 for r in range(8) for w in range(4))
+            assert banks == list(range(32)), (wi, m)
 
 
 def test_tma_epilogue_text_stages_with_box_offsets_and_orders_its_stores():
     gen = _generator()
     epi = PTX.split("STORE_TILE:")[1].split("STORE_COPY:")[0]
-    # the thread base, as _thread_base models it
-    assert ("shl.b32 %tb, %t, 8;\n    xor.b32 %tmp, %wi, %t;\n    shl.b32 %tmp, %tmp, 5;\n"
-            "    add.u32 %tb, %tb, %tmp;\n    shl.b32 %tmp, %g, 1;\n    add.u32 %tb, %tb, %tmp;") in epi
+    # the lane base %tb (worked out in STORE_TILE, before the quarters) is written nowhere else
+    assert len(re.findall(r"^\s+\S+ %tb,", PTX, flags=re.M)) == 3
+    assert epi.index("add.u32 %tb, %tb, %x;") < epi.index("// quarter 0:")
     assert 2 * gen.WG_BOXES * gen.BOX_BYTES <= gen.X_BYTES  # both warpgroups' boxes fit region X
     for q in range(4):
         part = epi.split(f"// quarter {q}:")[1].split(f"EPI_TMA_STAGED_{q}:")[0]
         # box = X + 16 KB * wg + 8 KB * qb, and the staging base is box + tb
         assert ("shl.b32 %tmp, %wg, 14;\n    add.u32 %box, %sm_c, %tmp;\n    shl.b32 %tmp, %qb, 13;\n"
                 "    add.u32 %box, %box, %tmp;\n    add.u32 %stg, %box, %tb;") in part
-        stores = re.findall(r"mul\.f32 %v0, %acc(\d+), %alpha;\s*cvt\.rn\.f16\.f32 %c16, %v0;\s*"
-                            r"st\.shared\.b16 \[%stg\+(\d+)\], %c16;", part)
-        assert [int(a) for a, _ in stores] == list(range(32 * q, 32 * q + 32))
-        assert all(int(off) == gen.box_offset(int(a), q) for a, off in stores)
+        # four stmatrix.x4 of 8 accumulators each (where they land: the replay above), 16 rows apart
+        assert re.findall(r"stmatrix\S+ \[%stg\+(\d+)\]", part) == [str(2048 * s) for s in range(4)]
+        assert [int(a) for a in re.findall(r"mul\.f32 %v\d, %acc(\d+), %alpha;", part)] == list(range(32 * q, 32 * q + 32))
+        assert "st.shared" not in part
         guards = re.findall(r"setp\.le\.u32 %p_skip, %nblk, (\d+);\s*@%p_skip bra EPI_TMA_STAGED_" + str(q), part)
         assert [int(b) for b in guards] == [2 * q + 1]
         if q:  # a quarter past the tile's rows is skipped with the rest
@@ -307,7 +364,7 @@ def test_tma_epilogue_text_stages_with_box_offsets_and_orders_its_stores():
         # order: all but the newest store have read their boxes -> barrier -> staging -> proxy fence -> barrier ->
         # the next quarter's box -> store, commit
         before = epi.split(f"// quarter {q}:")[1]
-        order = ["@%p_iss cp.async.bulk.wait_group.read 1;", "bar.sync %wbar, 128;", "st.shared.b16",
+        order = ["@%p_iss cp.async.bulk.wait_group.read 1;", "bar.sync %wbar, 128;", "stmatrix",
                  f"EPI_TMA_STAGED_{q}:", "fence.proxy.async.shared::cta;", "bar.sync %wbar, 128;",
                  "xor.b32 %qb, %qb, 1;", f"add.u32 %y, %m0, {64 * q};",
                  "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%tm_c, {%x, %y}], [%box];",
@@ -352,6 +409,25 @@ def _replay_boxes(quarters_per_tile, read_wait=1, boxes=2):
             pending.append(qb)
             qb = (qb + 1) % boxes
     return True
+
+
+def test_the_tiles_contributors_are_loaded_at_the_segments_start_and_reach_its_epilogue_unchanged():
+    """c_lo, c_hi (p_tile_ctas[gt0 + lt]) are loaded at SEG_LOOP, before the jump to a unit loop, and written by no
+    instruction from there to the end of the epilogue; the epilogue works everything else out again (values carried
+    through the loop cost more than their lookups, docs/device-logs/2026-11-27-session41/03)."""
+    start, rest = PTX.split("SEG_LOOP:")[1].split("UNIT_LOOP_N32:", 1)
+    rest = rest.split("NEXT_SEG:")[0]
+    dest = re.compile(r"^\s*(?:@!?%\w+ )?[a-z][\w.:]*\s+(\{[^}]*\}|%\w+)", flags=re.M)
+    written = lambda text: {r.strip() for d in dest.findall(text) for r in d.strip("{}").split(",")}  # noqa: E731
+    assert ("add.u32 %tmp, %gt0, %lt;\n    ld.param.u64 %pcnt, [p_tile_ctas];\n    mul.wide.u32 %off64, %tmp, 8;\n"
+            "    add.u64 %pcnt, %pcnt, %off64;\n    ld.global.nc.v2.u32 {%c_lo, %c_hi}, [%pcnt];") in start
+    assert {"%c_lo", "%c_hi"} <= written(start) and not {"%c_lo", "%c_hi"} & written(rest)
+    epi = PTX.split("SEG_DONE:")[1].split("NEXT_SEG:")[0]
+    assert "[p_tile_ctas]" not in epi and "add.u32 %tile, %gt0, %lt;" in epi
+    # the build without it loads them in the epilogue instead
+    late = _generator().generate(early_ctas=False)
+    assert "[p_tile_ctas]" not in late.split("SEG_LOOP:")[1].split("UNIT_LOOP_N32:")[0]
+    assert "ld.global.nc.v2.u32 {%c_lo, %c_hi}, [%pw];" in late.split("SEG_DONE:")[1].split("STORE_TILE:")[0]
 
 
 def test_two_boxes_in_turn_never_restage_a_box_a_store_still_reads():
@@ -432,17 +508,17 @@ def test_runs_cover_every_unit_once_with_short_chains(shapes, clusters):
 
 
 def test_schedule_costs_charge_the_epilogue_to_each_tiles_last_unit():
-    # launch order: the 200-row group first, one tile (N = 224) x 2 stages; then the 80-row group, 2 cluster
-    # tiles x 4 k stages at N = 96
+    # launch order: the 200-row group first, one tile (N = 208) x 2 stages; then the 80-row group, 2 cluster
+    # tiles x 4 k stages at N = 80
     geo = GC.cluster_geometry([(80, 512, 1024), (200, 256, 512)], 8)
     assert geo.order == (1, 0) and [(g.m, g.k_stages) for g in geo.groups] == [(200, 2), (80, 4)]
     costs, firsts = GC.schedule_costs(geo.groups, 0.5, 4.0)
     tiles, _ = _unit_tiles(geo)
     np.testing.assert_array_equal(firsts, np.diff(tiles, prepend=-1) != 0)
     lasts = np.diff(tiles, append=-1) != 0
-    unit = np.array([0.5 + 224 / 256] * 2 + [0.5 + 96 / 256] * 8)
+    unit = np.array([0.5 + 208 / 256] * 2 + [0.5 + 80 / 256] * 8)
     np.testing.assert_allclose(costs[~lasts], unit[~lasts])
-    np.testing.assert_allclose(costs[lasts], unit[lasts] + 4.0 * np.array([224, 96, 96]) / 256)
+    np.testing.assert_allclose(costs[lasts], unit[lasts] + 4.0 * np.array([208, 80, 80]) / 256)
     np.testing.assert_allclose(GC.schedule_costs(geo.groups, 0.5, 0.0)[0], unit)
 
 
@@ -613,7 +689,10 @@ def _run(shapes, distribution, alphas=None, **plan_kwargs):
     return run_plan(shapes, distribution, GC.GroupedGemmClusterPlan, alphas, **plan_kwargs)
 
 
-GPU_CASES = COMPETITION + [RAGGED, [(1, 1, 64)], [(65, 129, 512)] * 3 + [(1, 8, 64)], [(257, 300, 8448)]]
+#: a last m tile of every row class: each unit loop (N = 32, 48, ..., 256) at both ends of its rows, and second m tiles
+EVERY_LOOP = [(r, 200, 320) for r in (1, 16, 17, 31, 32, 33, 47, 48, 49, 63, 64, 65, 80, 95, 96, 111, 112, 127, 128, 143,
+                                      144, 160, 161, 176, 191, 192, 200, 207, 208, 223, 224, 239, 240, 255, 256, 257, 300)]
+GPU_CASES = COMPETITION + [RAGGED, [(1, 1, 64)], [(65, 129, 512)] * 3 + [(1, 8, 64)], [(257, 300, 8448)], EVERY_LOOP]
 
 
 @pytest.mark.gpu
@@ -628,7 +707,7 @@ def test_matches_float64_reference(shapes, distribution):
 
 @pytest.mark.gpu
 @requires_gpu
-@pytest.mark.parametrize("shapes", [COMPETITION[1], RAGGED])
+@pytest.mark.parametrize("shapes", [COMPETITION[1], RAGGED, EVERY_LOOP])
 @pytest.mark.parametrize("plan_kwargs", [dict(cluster=4), dict(a_bufs=3), dict(stages=2), dict(stages=5, a_bufs=3),
                                          dict(clusters=300), dict(clusters=5)])
 def test_variants_match_float64_reference(shapes, plan_kwargs):
@@ -643,6 +722,35 @@ class _At:
 
     def __init__(self, ptr: int):
         self.ptr = ptr
+
+
+@pytest.mark.gpu
+@requires_gpu
+@pytest.mark.parametrize("cluster", GC.CLUSTER_SIZES)
+def test_a16_maps_cover_whole_boxes_of_memory_the_plan_owns(cluster, monkeypatch):
+    """Each group's a16 map is its rows rounded up to a whole box (HALF_M / cluster rows), and the A16 buffer reaches
+    that far past every group's start; the rows no decode writes are zero.  With A16_MAP_ROUNDED off, the maps are
+    the groups' own rows and the buffer is the decode's."""
+    from nvfp4rt import driver
+
+    shapes = [(17, 200, 320), (300, 136, 64), (64, 200, 320), (1, 72, 128)]
+    plan = GC.GroupedGemmClusterPlan(shapes, cluster=cluster)
+    box = GC.HALF_M // cluster
+    assert plan.a16_box_rows == box
+    offsets, out = plan._decode.offsets, plan._decode.out_bytes
+    for i, (m, _, k) in enumerate(shapes):
+        (rows, kk), (pitch,), (box_rows, _), _ = plan.map_spec(i, "a16")
+        assert (kk, pitch, box_rows) == (k, 2 * k, box)
+        assert rows % box == 0 and m <= rows < m + box
+        assert offsets[i] + 2 * k * rows <= plan._a16.nbytes
+    assert plan._a16.nbytes == max(o + 2 * k * -(-m // box) * box for o, (m, _, k) in zip(offsets, shapes)) > out
+    tail = np.ones(plan._a16.nbytes - out, dtype=np.uint8)
+    driver.call("cuMemcpyDtoH", tail.ctypes.data, plan._a16.ptr + out, tail.nbytes)
+    assert not tail.any()
+    monkeypatch.setattr(GC, "A16_MAP_ROUNDED", False)
+    plain = GC.GroupedGemmClusterPlan(shapes, cluster=cluster)
+    assert [plain.map_spec(i, "a16")[0][0] for i in range(len(shapes))] == [m for m, _, _ in shapes]
+    assert plain._a16.nbytes == out
 
 
 @pytest.mark.gpu
@@ -814,14 +922,14 @@ def test_public_api_runs_the_cluster_kernel_on_a_competition_case_and_matches():
 
 
 def test_every_unit_loop_follows_the_producers_ring_with_32_kb_buffers():
-    """The eight copied unit loops (one per tile width) run the A_UNIT form with the default four 32 KB a16 buffers;
+    """The copied unit loops (one per tile width) run the A_UNIT form with the default four 32 KB a16 buffers;
     each one, replayed against the producer's ring (tests/test_gemm_wgmma_cluster.py), hits the right buffers."""
     from test_gemm_wgmma_cluster import _replay_a_unit_ring
 
     assert GC.kernel_constants(2, 4)["A_UNIT"] == 1 and GC.kernel_constants(2, 3)["A_UNIT"] == 0
     text = render(PTX, "sm_90a", GC.kernel_constants(2, 4))
     widths = [int(n) for n in re.findall(r"^UNIT_LOOP_N(\d+):", text, re.M)]
-    assert widths == list(range(32, 257, 32))
+    assert widths == sorted({GC.tokens(r) for r in range(1, 257)}) == list(range(32, 257, 16))
     for n in widths:
         start = text.index(f"UNIT_LOOP_N{n}:")
         _replay_a_unit_ring(text[start:text.index(f"@%p_more bra UNIT_LOOP_N{n};")], 4, buf=32768)

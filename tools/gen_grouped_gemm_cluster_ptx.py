@@ -33,8 +33,19 @@ ENTRY = "nvfp4_grouped_gemm_wgmma_cluster"
 TILE_M = 256            # A rows (tokens, the wgmma N) of a CTA tile at most
 TILE_N = 128            # B rows (output columns) of a CTA tile: 64 per consumer warpgroup
 HALF_M = 128            # A16 rows per TMA box (over the cluster's ranks): a tile of <= 128 rows loads one half
-TOKEN_STEP = 32         # the unit loop exists for N = 32, 64, ..., 256 tokens
-TOKEN_VARIANTS = tuple(range(TOKEN_STEP, TILE_M + 1, TOKEN_STEP))
+TOKEN_MIN = 32          # the smallest unit loop's N (a tile of fewer rows runs it too)
+TOKEN_STEP = 16         # the unit loop exists for N = 32, 48, ..., 256 tokens
+BLOCK_ROWS = 32         # the epilogue's row block: partials, reductions and staging skip whole blocks past the rows
+
+
+def token_variants(step: int = TOKEN_STEP) -> tuple:
+    """The unit loops' N: TOKEN_MIN, TOKEN_MIN + step, ..., TILE_M."""
+    if step not in (16, 32):
+        raise ValueError(f"step must be 16 or 32 tokens, got {step}")
+    return tuple(range(TOKEN_MIN, TILE_M + 1, step))
+
+
+TOKEN_VARIANTS = token_variants()
 ACC = dual.ACC          # 128 fp32 accumulators per consumer thread at N = 256
 CONSUMERS = dual.CONSUMERS
 STAGE_BYTES = dual.STAGE_BYTES  # ring slot: B 128x128 | sfb 128x16 (the dual's B1|B2|sfb1|sfb2 bytes)
@@ -49,7 +60,7 @@ C_MAP_OFF = 384         # the c map's offset (the TMA-store epilogue's)
 BOX_ROWS = 64           # tile rows of one TMA-store box (a quarter of a 256-row tile)
 BOX_BYTES = BOX_ROWS * 128  # one box: 64 rows x 64 fp16 columns (128-byte rows), 128B-swizzled
 WG_BOXES = 2            # boxes per consumer warpgroup in region X, used in turn
-ACC_PER_BLOCK = 16      # accumulators of one 32-token block (TOKEN_STEP / 2)
+ACC_PER_BLOCK = BLOCK_ROWS // 2  # accumulators of one 32-token block
 
 _UNIT_LOOP_START = "UNIT_LOOP:\n"
 _UNIT_LOOP_END = "    @%p_more bra UNIT_LOOP;\n"
@@ -90,7 +101,9 @@ def unit_loop_variant(loop: str, n: int) -> str:
     return text
 
 
-HEADER = f"""\
+def header(step: int = TOKEN_STEP, early_ctas: bool = True) -> str:
+    variants = token_variants(step)
+    return f"""\
 // nvfp4rt: targets=sm_90a constants=CLUSTER=2,A_BUFS=4,A_UNIT=1,HEAD_CHECK=1,HEAD_WAIT=32768
 //
 // {ENTRY} - grouped NVFP4 GEMM on Hopper, every group in ONE launch, A decoded once per
@@ -112,8 +125,11 @@ HEADER = f"""\
 //   (the first grouped kernel) decodes A in every CTA and tiles A by 128 rows, so a group of 248 rows
 //   decodes each B element twice and a group of 72 rows wastes 44% of its m64n128 wgmmas.  Here a CTA tile
 //   holds up to {TILE_M} A rows (every competition group in one tile: each B element decoded once per call)
-//   and the unit loop exists once per token count N = {TOKEN_VARIANTS[0]}, {TOKEN_VARIANTS[1]}, ..., {TILE_M}: a tile runs
-//   m64nNk16 with the smallest N >= its rows, so the tensor work follows the real rows in steps of {TOKEN_STEP}.
+//   and the unit loop exists once per token count N = {variants[0]}, {variants[1]}, ..., {TILE_M}: a tile runs
+//   m64nNk16 with the smallest N >= its rows, so the tensor work follows the real rows in steps of {step}.  Steps of
+//   16 against 32, same epilogue (H100, docs/device-logs/2026-11-27-session41/06, whole calls): competition case 2
+//   72.32-72.53 against 74.43-74.66 us, eight groups of 196 rows 95.97-96.10 against 97.68-97.92, of 40 rows
+//   54.37-54.69 against 56.16-56.35.
 //
 // WHERE THE CODE COMES FROM
 //   The consumers' setup and unit loop are the cluster dual GEMM's (ptx/dual_gemm_nvfp4_wgmma_cluster.ptx),
@@ -163,7 +179,7 @@ HEADER = f"""\
 //     the dual's protocol: wait aempty[ab] (8 * CLUSTER arrives), expect the buffer's bytes on afull[ab], TMA
 //     this rank's slices of the group's A16 to every CTA of the cluster.  SLICES: a buffer's 256 rows are two
 //     {HALF_M}-row halves, and rank q owns the {HALF_M}/CLUSTER-row slice at {HALF_M}h + q*{HALF_M}/CLUSTER of half h.  A tile's
-//     wgmmas read rows 0 .. N-1 only (N = {TOKEN_STEP}*ceil(rows/{TOKEN_STEP})), so only the slices that start below N are
+//     wgmmas read rows 0 .. N-1 only (N, its unit loop's), so only the slices that start below N are
 //     loaded, and afull expects their bytes: 128 * {HALF_M}/CLUSTER per slice (rows past m_g inside one are
 //     zero-filled and still counted).  Rows from N up may hold stale data; nothing reads them.  A slice that
 //     starts at or past N would lie wholly past the group's rows, and such all-fill boxes were slow: before
@@ -171,7 +187,7 @@ HEADER = f"""\
 //     1947 ns per unit against 1448 for 96 rows (docs/device-logs/2026-11-27-session40/21; also loading the whole
 //     256-row box for small tiles cost ~3.3 us per unit, session 5).
 //   warpgroups 1, 2: consumers.  Per segment (the part of one tile in the cluster's run) they find the
-//     group, the tile's rows = min({TILE_M}, m_g - {TILE_M}*mt) and jump to the unit loop of N = {TOKEN_STEP}*ceil(rows/{TOKEN_STEP}).
+//     group, the tile's rows = min({TILE_M}, m_g - {TILE_M}*mt) and jump to the unit loop of the smallest N >= rows.
 //     setmaxnreg 40 / 232 as in the dual; ptxas -v must report no spills.  ptxas also reports C7511 (wgmmas
 //     serialised: with five or more unit loops it finds no registers for an overlapped pipeline; the SASS waits
 //     after each HGMMA).  Measured on the H100 (session 11, docs/grouped_gemm.md): builds with four loops or fewer
@@ -196,21 +212,26 @@ HEADER = f"""\
 //
 // EPILOGUE (region X of {X_BYTES} bytes)
 //   Accumulator e of a consumer thread is output column n_l = 16*warp + g + 8*((e/2)%2) of its
-//   warpgroup's 64 and row m_l = 8*(e/4) + 2t + e%2 of the tile; fp16(alpha * acc) is staged with 2-byte stores,
-//   and only the 32-row blocks below the tile's rows are staged.
+//   warpgroup's 64 and row m_l = 8*(e/4) + 2t + e%2 of the tile, and only the 32-row blocks below the tile's rows are
+//   staged.  The epilogue works the tile out again from seg_end (group entry, two divisions, alpha): values kept in
+//   registers through the unit loop slow the loop (ptxas allocates at most 168 registers for 384 threads), and
+//   carrying all of them made whole calls 1-1.7 us slower (docs/device-logs/2026-11-27-session41/03).
+//   {"Only the tile's contributors c_lo..c_hi (an L2 round trip) are loaded at SEG_LOOP." if early_ctas else "The tile's contributors c_lo..c_hi are loaded here too."}
 //   TMA stores (u32[7] = 1).  Warpgroup w owns {WG_BOXES} boxes of {BOX_BYTES // 1024} KB at X + {WG_BOXES * BOX_BYTES}w: {BOX_ROWS} rows of 64 columns,
 //   128-byte rows, 128B-swizzled as the c map's box (chunk c of row r at chunk c ^ (r % 8); conflict-free for
 //   these stores).  Per {BOX_ROWS}-row quarter q of the tile (only those below its rows), in the warpgroup alone
 //   (named barrier 2 + w): its first thread waits until every store but its newest has read its box
 //   (cp.async.bulk.wait_group.read 1: the stores take the two boxes in turn, across quarters and tiles, so the
-//   box about to be staged is free), barrier, every thread stages accumulators {ACC * BOX_ROWS // TILE_M}q..{ACC * BOX_ROWS // TILE_M}q+{ACC * BOX_ROWS // TILE_M - 1} and issues
+//   box about to be staged is free), barrier, every thread stages accumulators {ACC * BOX_ROWS // TILE_M}q..{ACC * BOX_ROWS // TILE_M}q+{ACC * BOX_ROWS // TILE_M - 1} (cvt.rn.f16x2
+//   packs each pair, two rows of one column, and 4 stmatrix.m8n8.x4.trans write them as 16-byte rows of 8 columns;
+//   each 8-row matrix lands in 8 distinct chunks of the swizzle, so no bank conflicts) and issues
 //   fence.proxy.async.shared::cta, barrier, the first thread stores the box to c[m0 + {BOX_ROWS}q.., n0 + 64w..]
 //   (cp.async.bulk.tensor ... bulk_group; the map clips rows past m and columns past n) and commits it.  The
 //   store runs on while the warpgroup stages the next quarter in the other box or starts its next tile, and
 //   nothing waits for the other warpgroup.  Before the consumers exit (C_EXIT) the storing threads wait for
 //   their stores to complete.  (The barrier's id is a register, so ptxas reserves all 16 named barriers: with one
 //   CTA per SM that costs nothing.)
-//   Copy-out (u32[7] = 0).  Round w (w = 0, 1): warpgroup w writes its values to the staging tile X[m_l][n_l]
+//   Copy-out (u32[7] = 0).  Round w (w = 0, 1): warpgroup w writes its values (2-byte stores) to the staging tile X[m_l][n_l]
 //   (pitch {X_PITCH} bytes: conflict-free 2-byte stores), then all 256 consumers copy 16-byte rows of 8 columns to
 //   c (predicated 2-byte stores at the ragged n edge or when c rows are not 16-byte aligned).  This path first
 //   waits for any TMA store still reading X, and ends with a barrier of both warpgroups, so a TMA-stored tile
@@ -313,7 +334,20 @@ CONSUMER_INTRO = """
 """
 
 
-def seg_loop(variants=TOKEN_VARIANTS) -> str:
+#: SEG_LOOP's load of the tile's contributors (p_tile_ctas), for the segment's epilogue: two registers live through the
+#: unit loop, and the L2 round trip off the way from the last wgmma to the stores
+EARLY_CTAS = """\
+    // ---- the tile's contributors c_lo..c_hi (p_tile_ctas), loaded now for the segment's epilogue: they land while the
+    //      unit loop runs (c_lo and c_hi are the only values the loop carries for the epilogue: registers are scarce)
+    add.u32 %tmp, %gt0, %lt;
+    ld.param.u64 %pcnt, [p_tile_ctas];
+    mul.wide.u32 %off64, %tmp, 8;
+    add.u64 %pcnt, %pcnt, %off64;
+    ld.global.nc.v2.u32 {%c_lo, %c_hi}, [%pcnt];
+"""
+
+
+def seg_loop(variants=TOKEN_VARIANTS, early_ctas: bool = True) -> str:
     L = [f"""\
     mov.u32 %grp, 0;                          // the group of unit u (u only grows: so does grp)
     mov.u32 %cgrp, -1;                        // the group whose c map this thread last fenced (none yet)
@@ -341,15 +375,15 @@ C_FIND_GROUP:
     min.u32 %seg_end, %seg_end, %u_end;
     setp.ne.u32 %p_acc, 0, 0;                 // first wgmma of the segment ignores the accumulators
     setp.ne.u32 %p_fok, 0, 0;                 // no stage seen full ahead of its unit yet (the GEMM loop's look-ahead)
-    // ---- the tile's rows of A: min({TILE_M}, m - {TILE_M}*mt) -> {TOKEN_STEP}-row blocks -> the unit loop of N = {TOKEN_STEP}*blocks
+{EARLY_CTAS if early_ctas else ""}\
+    // ---- the tile's rows of A: min({TILE_M}, m - {TILE_M}*mt) -> the unit loop of the smallest N >= rows
+    //      (N = {", ".join(str(n) for n in variants)})
     div.u32 %mt, %lt, %ntiles;
     shl.b32 %tmp, %mt, 8;
     sub.u32 %tmp, %m, %tmp;
-    min.u32 %tmp, %tmp, {TILE_M};
-    add.u32 %tmp, %tmp, {TOKEN_STEP - 1};
-    shr.u32 %nblk, %tmp, {TOKEN_STEP.bit_length() - 1};"""]
+    min.u32 %tmp, %tmp, {TILE_M};"""]
     for n in variants[:-1]:
-        L.append(f"    setp.le.u32 %p_skip, %nblk, {n // TOKEN_STEP};")
+        L.append(f"    setp.le.u32 %p_skip, %tmp, {n};")
         L.append(f"    @%p_skip bra UNIT_LOOP_N{n};")
     L.append(f"    bra.uni UNIT_LOOP_N{variants[-1]};")
     return "\n".join(L) + "\n"
@@ -374,7 +408,17 @@ def _block_guard(block: int, label: str) -> str:
     return f"    setp.le.u32 %p_skip, %nblk, {block};\n    @%p_skip bra {label};"
 
 
-def segment_epilogue() -> str:
+CTAS_LOAD = """\
+    // contributors of this tile: clusters c_lo..c_hi (the host's table)
+    ld.param.u64 %pw, [p_tile_ctas];
+    mul.wide.u32 %off64, %tile, 8;
+    add.u64 %pw, %pw, %off64;
+    ld.global.nc.v2.u32 {%c_lo, %c_hi}, [%pw];
+"""
+CTAS_LOADED = "    // contributors of this tile: clusters c_lo..c_hi, loaded at SEG_LOOP\n"
+
+
+def segment_epilogue(early_ctas: bool = True) -> str:
     v4_per_block = ACC_PER_BLOCK // 4
     L = []
     e = L.append
@@ -394,16 +438,11 @@ def segment_epilogue() -> str:
     shl.b32 %m0, %mt, 8;
     sub.u32 %rows, %m, %m0;
     min.u32 %rows, %rows, {TILE_M};
-    add.u32 %nblk, %rows, {TOKEN_STEP - 1};
-    shr.u32 %nblk, %nblk, {TOKEN_STEP.bit_length() - 1};
+    add.u32 %nblk, %rows, {BLOCK_ROWS - 1};
+    shr.u32 %nblk, %nblk, {BLOCK_ROWS.bit_length() - 1};                 // {BLOCK_ROWS}-row blocks
     mad.lo.u32 %vcta, %cta, {{{{CLUSTER}}}}, %rank;        // this CTA's partial slots are 2*vcta + sidx
     mad.lo.u32 %vtile, %tile, {{{{CLUSTER}}}}, %rank;      // this rank's CTA tile: its counter
-    // contributors of this tile: clusters c_lo..c_hi (the host's table)
-    ld.param.u64 %pw, [p_tile_ctas];
-    mul.wide.u32 %off64, %tile, 8;
-    add.u64 %pw, %pw, %off64;
-    ld.global.nc.v2.u32 {{%c_lo, %c_hi}}, [%pw];
-    setp.eq.u32 %p_whole, %c_lo, %c_hi;
+{CTAS_LOADED if early_ctas else CTAS_LOAD}    setp.eq.u32 %p_whole, %c_lo, %c_hi;
     @%p_whole bra STORE_TILE;                 // this cluster did the whole tile
     ld.param.u64 %pws, [p_ws];
 {dual.head_check(ACC)}
@@ -459,14 +498,25 @@ RED_NEXT:
     return "\n".join(L)
 
 
-def box_offset(e: int, quarter: int) -> int:
-    """Byte offset of accumulator e's fp16 in a TMA-store box (BOX_ROWS rows x 64 columns, 128-byte rows, 128B
-    swizzle: 16-byte chunk c of row r at chunk c ^ (r % 8)) from the thread's base, for the box holding tile rows
-    BOX_ROWS*quarter..: row 8*(e/4) + e%2 - BOX_ROWS*quarter past the base's 2t, chunk bit 0 = ((e/2)%2) ^ (e%2)
-    past the base's chunk 2*(warp ^ t).  (Row r = 8*(e/4) + 2t + e%2 has r % 8 = 2t + e%2, and the column's chunk
-    is 2*warp + (e/2)%2, so chunk ^ (r % 8) = 2*(warp ^ t) + (((e/2)%2) ^ (e%2)).)"""
-    row = 8 * (e // 4) + e % 2 - BOX_ROWS * quarter
-    return row * 128 + 16 * (((e // 2) % 2) ^ (e % 2))
+STMATRIX = "stmatrix.sync.aligned.m8n8.x4.trans.shared.b16"
+
+
+def _staging_stmatrix(first: int, last: int, label: str) -> list:
+    """fp16(alpha * acc) of accumulators first..last-1 (a quarter of the tile: 64 rows) into the box at %stg, 8 per
+    stmatrix.trans: instruction s takes e = first + 8s.., blocks (rows 16s.., n +0), (16s.., +8), (16s+8.., +0),
+    (16s+8.., +8) of the warp's 16 columns; cvt.rn.f16x2 packs each pair (e, e+1), two rows of one column, lower e
+    in the low half.  Skips to ``label`` from the first 32-row block past the tile's rows."""
+    L = []
+    regs = ("%x", "%y", "%z", "%tmp2")
+    for a in range(first, last, 8):
+        if a != first and a % ACC_PER_BLOCK == 0:
+            L.append(_block_guard(a // ACC_PER_BLOCK, label))
+        for i, reg in enumerate(regs):
+            L.append(f"    mul.f32 %v0, %acc{a + 2 * i}, %alpha;")
+            L.append(f"    mul.f32 %v1, %acc{a + 2 * i + 1}, %alpha;")
+            L.append(f"    cvt.rn.f16x2.f32 {reg}, %v1, %v0;")
+        L.append(f"    {STMATRIX} [%stg+{16 * 128 * ((a - first) // 8)}], {{{', '.join(regs)}}};")
+    return L
 
 
 def _staging(first: int, last: int, label: str, offset) -> list:
@@ -526,13 +576,21 @@ STORE_TILE:
     //      must have read it: the stores alternate boxes, so cp.async.bulk.wait_group.read 1 (all but the newest
     //      store, which used the other box) is enough.  C_EXIT waits for them all.
     add.u32 %wbar, %wg, 2;
-    // this thread's base in a box: row 2t, chunk 2*(wi ^ t), byte 2g (box_offset in the generator adds the rest)
-    shl.b32 %tb, %t, 8;
-    xor.b32 %tmp, %wi, %t;
-    shl.b32 %tmp, %tmp, 5;
-    add.u32 %tb, %tb, %tmp;
-    shl.b32 %tmp, %g, 1;
-    add.u32 %tb, %tb, %tmp;
+    // this thread's row address in a box for stmatrix.trans: lane 8k + r gives row 8*(k/2) + r (+ 16s for a quarter's
+    // instruction s) of matrix k, whose 8 columns are chunk 2*wi + k%2 of the warpgroup's 64, at chunk
+    // (2*wi + k%2) ^ r of the row (the 128B swizzle: every such row has row % 8 = r)
+    and.b32 %tmp, %lane, 7;                   // r
+    shr.u32 %tmp2, %lane, 4;
+    shl.b32 %tmp2, %tmp2, 3;
+    add.u32 %tb, %tmp, %tmp2;                 // 8*(k/2) + r
+    shl.b32 %tb, %tb, 7;
+    shr.u32 %tmp2, %lane, 3;
+    and.b32 %tmp2, %tmp2, 1;                  // k%2
+    shl.b32 %x, %wi, 1;
+    add.u32 %x, %x, %tmp2;
+    xor.b32 %x, %x, %tmp;                     // swizzled chunk
+    shl.b32 %x, %x, 4;
+    add.u32 %tb, %tb, %x;
     @!%p_iss bra EPI_CMAP_READY;
     ld.param.u64 %ptm, [p_tmaps];
     mul.wide.u32 %off64, %grp, {TMAPS_PER_GROUP};
@@ -547,7 +605,7 @@ EPI_CMAP_READY:""")
     acc_per_quarter = ACC // quarters
     for q in range(quarters):
         if q:
-            e(_block_guard(q * BOX_ROWS // TOKEN_STEP, "EPI_TMA_DONE"))
+            e(_block_guard(q * BOX_ROWS // BLOCK_ROWS, "EPI_TMA_DONE"))
         e(f"""\
     // quarter {q}: tile rows {BOX_ROWS * q}..{BOX_ROWS * q + BOX_ROWS - 1} (accumulators {acc_per_quarter * q}..{acc_per_quarter * q + acc_per_quarter - 1}) into box %qb
     shl.b32 %tmp, %wg, {(WG_BOXES * BOX_BYTES).bit_length() - 1};
@@ -557,11 +615,10 @@ EPI_CMAP_READY:""")
     add.u32 %stg, %box, %tb;
     @%p_iss cp.async.bulk.wait_group.read {WG_BOXES - 1};  // {_older_stores_read()}
     bar.sync %wbar, 128;""")
-        L.extend(_staging(acc_per_quarter * q, acc_per_quarter * (q + 1), f"EPI_TMA_STAGED_{q}",
-                          lambda a, q=q: box_offset(a, q)))
+        L.extend(_staging_stmatrix(acc_per_quarter * q, acc_per_quarter * (q + 1), f"EPI_TMA_STAGED_{q}"))
         e(f"""\
 EPI_TMA_STAGED_{q}:
-    fence.proxy.async.shared::cta;            // this thread's st.shared before the TMA engine's reads
+    fence.proxy.async.shared::cta;            // this thread's stmatrix stores before the TMA engine's reads
     bar.sync %wbar, 128;
 {_next_box()}
     @!%p_iss bra EPI_TMA_ISSUED_{q};
@@ -687,7 +744,15 @@ def _tile_bounds() -> str:
     add.u32 %tend, %tbase, %KB;"""
 
 
-PRODUCERS = f"""
+def _token_min(step: int) -> str:
+    """The A16 producer's N: rows rounded up to the step, and at least the smallest loop's N."""
+    if step >= TOKEN_MIN:
+        return ""
+    return f"    max.u32 %rows, %rows, {TOKEN_MIN};               // N: the smallest unit loop's at least\n"
+
+
+def producers(step: int = TOKEN_STEP) -> str:
+    return f"""
     // ================================================================== producers (warpgroup 0)
 PRODUCERS:
     setmaxnreg.dec.sync.aligned.u32 40;       // all of warpgroup 0: the consumers take the registers
@@ -762,14 +827,14 @@ A_LOOP:
     mov.u32 %pgrp, %grp;
 A_MAPS_READY:
 {_unit_coords("A")}
-    // the slices the tile's wgmmas read: those starting below its N = {TOKEN_STEP} * ceil(rows / {TOKEN_STEP}) (SLICES, header)
+    // the slices the tile's wgmmas read: those starting below its unit loop's N (SLICES, header)
     ld.global.nc.u32 %m, [%pw+16];
     shl.b32 %m0, %mt, 8;
     sub.u32 %rows, %m, %m0;
     min.u32 %rows, %rows, {TILE_M};
-    add.u32 %rows, %rows, {TOKEN_STEP - 1};
-    and.b32 %rows, %rows, {-TOKEN_STEP};             // N
-    setp.lt.u32 %p_one, %arow, %rows;         // this rank's slice of the first half holds rows below N
+    add.u32 %rows, %rows, {step - 1};
+    and.b32 %rows, %rows, {-step};             // N: rows rounded up to the step
+{_token_min(step)}    setp.lt.u32 %p_one, %arow, %rows;         // this rank's slice of the first half holds rows below N
     add.u32 %x, %arow, {HALF_M};
     setp.lt.u32 %p_two, %x, %rows;            // ... of the second half
     add.u32 %x, %rows, {HALF_M}/{{{{CLUSTER}}}} - 1;
@@ -794,10 +859,14 @@ A_HALF_DONE:
 """ + dual.A_RING_ADVANCE_AND_EXIT
 
 
-def generate(gemm_text: str | None = None) -> str:
+def generate(gemm_text: str | None = None, step: int = TOKEN_STEP, early_ctas: bool = True) -> str:
+    """The kernel's text: unit loops for N = TOKEN_MIN, TOKEN_MIN + step, ..., TILE_M; ``early_ctas``: the tile's
+    contributors loaded at the segment's start (EARLY_CTAS) rather than in its epilogue."""
     setup, loop, post = split_main_loop(gemm_text)
-    return (HEADER + SIGNATURE + PARAMETERS + dual.CARVE_UP + CONSUMER_INTRO + setup + seg_loop()
-            + unit_loops(loop) + post + segment_epilogue() + "\n" + store_tile() + "\n" + PRODUCERS)
+    variants = token_variants(step)
+    return (header(step, early_ctas) + SIGNATURE + PARAMETERS + dual.CARVE_UP + CONSUMER_INTRO + setup
+            + seg_loop(variants, early_ctas) + unit_loops(loop, variants) + post + segment_epilogue(early_ctas) + "\n"
+            + store_tile() + "\n" + producers(step))
 
 
 def main(argv):

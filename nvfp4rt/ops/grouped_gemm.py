@@ -401,17 +401,23 @@ class GroupedOperands:
 
     # ---- the plans that decode A once per call (the cluster and m-tile kernels)
     def _setup_decoded_a(self, workspace_bytes: int, counters: int, warm_regions: int = 0,
-                         wide_decode: bool = False) -> None:
+                         wide_decode: bool = False, a16_rows_multiple: int = 1) -> None:
         """The grouped A decode (``wide_decode``: its wide form, which reads no warm-up list), its A16 buffer and
         device table (room for ``warm_regions`` L2 warm-up records: the plan sets ``_l2_warm`` to its GEMM's tables
         once they exist), the stream-K workspace, zeroed counters, and one a16 map per group (A16 never moves, so
-        the maps are built once)."""
+        the maps are built once).  ``a16_rows_multiple``: the buffer reaches at least that many rows' multiple past
+        each group's start (the next groups' rows, then zeros), for a16 maps whose height is rounded up to it."""
         from ..memory import DeviceAllocation
         from .decode_a16 import GroupedDecodeA16, table_bytes
 
         dev, G = self.device, len(self.shapes)
         self._decode = GroupedDecodeA16([(m, k) for m, _, k in self.shapes], device=dev, wide=wide_decode)
-        self._a16 = DeviceAllocation(self._decode.out_bytes, dev)
+        out = self._decode.out_bytes
+        reach = max(off + 2 * k * -(-m // a16_rows_multiple) * a16_rows_multiple
+                    for off, (m, k) in zip(self._decode.offsets, self._decode.shapes))
+        self._a16 = DeviceAllocation(max(out, reach), dev)
+        if reach > out:  # rows no decode writes: zeros, once
+            driver.call("cuMemsetD8", self._a16.ptr + out, 0, reach - out)
         self._ws = DeviceAllocation(workspace_bytes, dev)
         self._counters = DeviceAllocation(4 * counters, dev)
         driver.call("cuMemsetD32", self._counters.ptr, 0, counters)

@@ -34,7 +34,7 @@ from .grouped_gemm import GroupedOperands, K_MULTIPLE, MAX_GROUPS, STAGE_K, alph
 
 __all__ = ["GroupedGemmClusterPlan", "GroupedClusterGeometry", "ClusterGroup", "cluster_geometry", "build_table",
            "c_tma_ok", "unit_cost", "supports", "cluster_units", "shared_bytes", "kernel_constants", "TILE_M", "TILE_N",
-           "TOKEN_STEP", "CLUSTER_SIZES", "A_BUFS_CHOICES", "DECODE_COST", "EPILOGUE_COST", "SPLIT_COST",
+           "TOKEN_MIN", "TOKEN_STEP", "CLUSTER_SIZES", "A_BUFS_CHOICES", "DECODE_COST", "EPILOGUE_COST", "SPLIT_COST",
            "schedule_costs", "cut_runs", "launch_order", "WIDE_DECODE_AUTO"]
 
 _KERNEL_FILE = "grouped_gemm_nvfp4_wgmma_cluster.ptx"
@@ -44,8 +44,8 @@ _THREADS = 384
 TILE_M, TILE_N = 256, 128
 #: A16 rows per TMA box over a cluster: a tile of <= 128 rows loads one half of its a16 buffer
 HALF_M = 128
-#: the unit loop exists for N = 32, 64, ..., 256 tokens
-TOKEN_STEP = 32
+#: the unit loop exists for N = TOKEN_MIN, TOKEN_MIN + TOKEN_STEP, ..., TILE_M tokens (32, 48, ..., 256)
+TOKEN_MIN, TOKEN_STEP = 32, 16
 CLUSTER_SIZES = (2, 4)
 DEFAULT_CLUSTER = 2
 A_BUFS_CHOICES = (3, 4)
@@ -84,6 +84,10 @@ SPLIT_COST = 2.5
 #: case 2 73.95-74.53 us against 76.16-76.38 with the item decode on an H100, 72.96-73.26 against 74.14-75.04 on an
 #: H200; eight groups of n = 4096..4992, k = 2048, 53.70-53.79 against 54.93-55.20 (H100)
 WIDE_DECODE_AUTO = True
+#: each group's a16 map is as tall as its rows rounded up to a whole box (HALF_M / cluster rows), over the next groups'
+#: rows or the buffer's zero padding, so no A16 load is filled by TMA past the group's rows.  What those rows hold
+#: reaches only accumulator rows at or past the tile's rows, which no epilogue stores.
+A16_MAP_ROUNDED = True
 
 
 def shared_bytes(num_stages: int, a_bufs: int) -> int:
@@ -102,8 +106,8 @@ def kernel_constants(cluster: int = DEFAULT_CLUSTER, a_bufs: int = _DEFAULT_A_BU
 
 
 def tokens(rows: int) -> int:
-    """The wgmma N a tile of ``rows`` A rows runs: the next multiple of TOKEN_STEP."""
-    return -(-rows // TOKEN_STEP) * TOKEN_STEP
+    """The wgmma N a tile of ``rows`` A rows runs: the next multiple of TOKEN_STEP, TOKEN_MIN at least."""
+    return max(TOKEN_MIN, -(-rows // TOKEN_STEP) * TOKEN_STEP)
 
 
 def unit_cost(rows: int, decode_cost: float = DECODE_COST) -> float:
@@ -454,7 +458,8 @@ class GroupedGemmClusterPlan(GroupedOperands):
         if wide_decode is None:
             wide_decode = WIDE_DECODE_AUTO and shares_k(shapes)
         # no L2 warm-up list: it slowed case 2 (session 37), and the wide decode reads none
-        self._setup_decoded_a(g.workspace_bytes, g.counters, wide_decode=bool(wide_decode))
+        self._setup_decoded_a(g.workspace_bytes, g.counters, wide_decode=bool(wide_decode),
+                              a16_rows_multiple=self.a16_box_rows if A16_MAP_ROUNDED else 1)
         self._table = DeviceAllocation((G + 1) * TABLE_ENTRY_BYTES, dev)
         self._tmap_buf = DeviceAllocation(G * TMAPS_PER_GROUP_BYTES, dev)
         starts = np.array(g.starts, dtype=np.uint32)
@@ -471,7 +476,8 @@ class GroupedGemmClusterPlan(GroupedOperands):
         m, n, k = self.shapes[i]
         lay = self.layouts[i]
         if which == "a16":
-            return (m, k), (2 * k,), (HALF_M // self.geometry_cluster, 64), "128B"
+            rows = -(-m // self.a16_box_rows) * self.a16_box_rows if A16_MAP_ROUNDED else m
+            return (rows, k), (2 * k,), (self.a16_box_rows, 64), "128B"
         if which == "b":
             return (n, k // 2), (lay.b_row,), (TILE_N, STAGE_K // 2), "128B"
         if which == "sfb":
@@ -485,6 +491,11 @@ class GroupedGemmClusterPlan(GroupedOperands):
     @property
     def geometry_cluster(self) -> int:
         return self.constants["CLUSTER"]
+
+    @property
+    def a16_box_rows(self) -> int:
+        """A16 rows of one TMA box (a rank's slice of a 128-row half)."""
+        return HALF_M // self.geometry_cluster
 
     def run(self, groups, alphas=None, stream=None):
         """Launch the grouped decode and the grouped GEMM on ``stream``; returns the list of c."""
