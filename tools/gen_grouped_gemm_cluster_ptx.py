@@ -40,8 +40,8 @@ BLOCK_ROWS = 32         # the epilogue's row block: partials, reductions and sta
 
 def token_variants(step: int = TOKEN_STEP) -> tuple:
     """The unit loops' N: TOKEN_MIN, TOKEN_MIN + step, ..., TILE_M."""
-    if step not in (16, 32):
-        raise ValueError(f"step must be 16 or 32 tokens, got {step}")
+    if step not in (8, 16, 32):
+        raise ValueError(f"step must be 8, 16 or 32 tokens, got {step}")
     return tuple(range(TOKEN_MIN, TILE_M + 1, step))
 
 

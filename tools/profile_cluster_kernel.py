@@ -53,7 +53,7 @@ KERNELS = {
 ALSO = {"dual_gemm": (("nvfp4rt.ops.dual_gemm_tiles", "gemm"),)}
 #: the op layer module whose plan cache (``_cached_plan``) the bench's calls go through
 OP_LAYERS = {"gemm": "nvfp4rt.ops.gemm", "dual_gemm": "nvfp4rt.ops.dual_gemm", "grouped_gemm": "nvfp4rt.ops.grouped_gemm"}
-_REGS = ("%pc0", "%pc1", "%pe0", "%pt0", "%pi0", "%ps1", "%pf_b", "%pf_a", "%pf_g", "%pf_e", "%pf_i", "%pf_part",
+_REGS = ("%pc0", "%pc1", "%pe0", "%pt0", "%pi0", "%ps1", "%ps2", "%pf_b", "%pf_a", "%pf_g", "%pf_e", "%pf_i", "%pf_part",
          "%pf_red", "%pf_st", "%pf_pw", "%pf_pt")
 
 
@@ -95,12 +95,12 @@ def instrument(text: str) -> str:
     first_reg = re.search(r"^\s*\.reg \.pred[^\n]*\n", text, flags=re.M)
     if first_reg is None:
         raise InstrumentError("no .reg .pred declaration in the kernel")
-    decl = f"    .reg .b32   {', '.join(_REGS)};\n    .reg .u64   %pq;\n"
+    decl = f"    .reg .b32   {', '.join(_REGS)};\n    .reg .u64   %pq;\n    .reg .pred  %pfq;\n"
     text = text[:first_reg.end()] + decl + text[first_reg.end():]
 
     # ---- consumers: counters start at the first SEG_LOOP, dump at its exit
     zero = "".join(f"    mov.u32 {r}, 0;\n" for r in ("%pf_b", "%pf_a", "%pf_g", "%pf_e", "%pf_i", "%pf_part",
-                                                          "%pf_red", "%pf_st"))
+                                                          "%pf_red", "%pf_st", "%ps2"))
     # (the GEMM's tail-helper branch renders to blank lines between the test and its branch: kept as they are)
     # (the grouped cluster kernel's consumers leave through C_EXIT, which waits for their TMA stores: the dump
     # goes there too)
@@ -136,9 +136,13 @@ def instrument(text: str) -> str:
     text = text[:whole.end()] + "    mov.u32 %ps1, %clock;\n" + text[whole.end():]
     flag = "PART_FLAG_DONE:\n    bar.sync 1, 256;\n"
     text = _once(text, flag, flag + _since("%ps1", "%pf_part") + "    mov.u32 %ps1, %clock;\n", "PART_FLAG_DONE")
-    text = _once(text, "STORE_TILE:\n", _since("%ps1", "%pf_red") + "STORE_TILE:\n    mov.u32 %pi0, %clock;\n",
-                 "STORE_TILE")
-    text = _once(text, "NEXT_SEG:\n", _since("%pi0", "%pf_st") + "NEXT_SEG:\n", "NEXT_SEG")
+    # the fp16 store: from STORE_TILE to NEXT_SEG, which the stores reach by branches as well as by falling through
+    # (%ps2: STORE_TILE's clock, odd so never 0; 0 where the segment did not store, e.g. a contributor's partial)
+    text = _once(text, "STORE_TILE:\n", _since("%ps1", "%pf_red")
+                 + "STORE_TILE:\n    mov.u32 %ps2, %clock;\n    or.b32 %ps2, %ps2, 1;\n", "STORE_TILE")
+    text = _once(text, "NEXT_SEG:\n", "NEXT_SEG:\n    setp.ne.u32 %pfq, %ps2, 0;\n    mov.u32 %pc1, %clock;\n"
+                 "    sub.u32 %pc1, %pc1, %ps2;\n    @%pfq add.u32 %pf_st, %pf_st, %pc1;\n    mov.u32 %ps2, 0;\n",
+                 "NEXT_SEG")
     # the GEMM's K-split epilogue (KSPLIT > 1: partials parked in shared memory, reduced across the cluster)
     # leaves for EXIT directly: all of it counts as epilogue and reduction
     ks = re.search(r"^    bra\.uni EXIT;( +// its cluster barrier keeps P alive[^\n]*)\n", text, flags=re.M)
@@ -217,7 +221,8 @@ def report(counters, label: str) -> str:
         f"{pct['c_afull']:4.1f}% | wgmma.wait_group {pct['c_gwait']:4.1f}% | wgmma fence..commit {pct['c_issue']:4.1f}% "
         f"| epilogue {pct['c_epilogue']:4.1f}% | other (decode, releases, loop) {rest:4.1f}%",
         f"    epilogue: partial + counter {pct['e_partial']:4.1f}% | reduction {pct['e_reduce']:4.1f}% | fp16 store "
-        f"{pct['e_store']:4.1f}%",
+        f"{pct['e_store']:4.1f}% | the rest (last wgmma, tile lookups, head check) "
+        f"{pct['c_epilogue'] - pct['e_partial'] - pct['e_reduce'] - pct['e_store']:4.1f}%",
         f"    B producer: waits for an empty stage {100 * s['b_empty'] / max(s['b_total'], 1):4.1f}% of its time; "
         f"A16 producer: waits for an empty buffer {100 * s['a_empty'] / max(s['a_total'], 1):4.1f}%, for the decode "
         f"prepass {s['a_pdl'] / max(s['a_threads'], 1):,.0f} clk",
