@@ -1,5 +1,5 @@
 #!/bin/bash
-# Session 41 device runs 5-6: a 288-thread build of the cluster kernel and the schedule's cost constants (ab41d.py;
+# Session 41 device runs 5-7: a 288-thread build of the cluster kernel and the schedule's cost constants (ab41d.py;
 # run 5 wrote 16-ab41d-failed.log: the 288-thread build without .maxnreg did not launch)
 cd "$(dirname "$0")/../../../.." || exit 1
 S=docs/device-logs/2026-11-27-session41/scripts
