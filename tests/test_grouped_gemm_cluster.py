@@ -367,7 +367,8 @@ def test_tma_epilogue_text_stages_with_box_offsets_and_orders_its_stores():
         order = ["@%p_iss cp.async.bulk.wait_group.read 1;", "bar.sync %wbar, 128;", "stmatrix",
                  f"EPI_TMA_STAGED_{q}:", "fence.proxy.async.shared::cta;", "bar.sync %wbar, 128;",
                  "xor.b32 %qb, %qb, 1;", f"add.u32 %y, %m0, {64 * q};",
-                 "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%tm_c, {%x, %y}], [%box];",
+                 "createpolicy.fractional.L2::evict_first.b64 %pol_c, 1.0;",
+                 "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group.L2::cache_hint [%tm_c, {%x, %y}], [%box], %pol_c;",
                  "cp.async.bulk.commit_group;", f"EPI_TMA_ISSUED_{q}:"]
         at = 0
         for x in order:  # each one after the one before (index raises where one is missing or out of order)

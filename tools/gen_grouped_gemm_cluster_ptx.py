@@ -226,11 +226,15 @@ def header(step: int = TOKEN_STEP, early_ctas: bool = True) -> str:
 //   packs each pair, two rows of one column, and 4 stmatrix.m8n8.x4.trans write them as 16-byte rows of 8 columns;
 //   each 8-row matrix lands in 8 distinct chunks of the swizzle, so no bank conflicts) and issues
 //   fence.proxy.async.shared::cta, barrier, the first thread stores the box to c[m0 + {BOX_ROWS}q.., n0 + 64w..]
-//   (cp.async.bulk.tensor ... bulk_group; the map clips rows past m and columns past n) and commits it.  The
+//   (cp.async.bulk.tensor ... bulk_group with an L2 evict_first policy; the map clips rows past m and columns past n)
+//   and commits it.  The
 //   store runs on while the warpgroup stages the next quarter in the other box or starts its next tile, and
 //   nothing waits for the other warpgroup.  Before the consumers exit (C_EXIT) the storing threads wait for
 //   their stores to complete.  (The barrier's id is a register, so ptxas reserves all 16 named barriers: with one
 //   CTA per SM that costs nothing.)
+//   L2 POLICY: the c stores carry evict_first (c is written once, so its lines leave L2 before the B and A16 lines
+//   still being read): eight groups of (196, 7168, 2048) ran 93.74-93.86 us against 95.62-95.97, case 2 72.78-73.12
+//   against 73.06-73.22, and evict_last 97.10-97.41 / 72.91-73.14 (H100, docs/device-logs/2026-11-27-session41/29).
 //   Copy-out (u32[7] = 0).  Round w (w = 0, 1): warpgroup w writes its values (2-byte stores) to the staging tile X[m_l][n_l]
 //   (pitch {X_PITCH} bytes: conflict-free 2-byte stores), then all 256 consumers copy 16-byte rows of 8 columns to
 //   c (predicated 2-byte stores at the ragged n edge or when c rows are not 16-byte aligned).  This path first
@@ -299,7 +303,7 @@ SIGNATURE = f"""
     .reg .b64   %dbase;
     .reg .pred  %p_ea<4>, %p_fok, %p_nw;
     .reg .b64   %desc, %ptm, %ptab, %tm_a16, %tm_b, %tm_sfb, %tm_c, %mbstate;
-    .reg .b64   %pol_b, %pol_a16;             // L2 policies of the TMA loads
+    .reg .b64   %pol_b, %pol_a16, %pol_c;     // L2 policies of the TMA loads and of the c stores
     .reg .b64   %pc, %pws, %pcnt, %pw, %pcrow, %off64, %cidx, %c_rs, %cst;
     .reg .f32   %alpha, %v0, %v1, %v2, %v3;
     .reg .b16   %hl, %hh, %c16, %sbx;
@@ -625,7 +629,8 @@ EPI_TMA_STAGED_{q}:
     shl.b32 %tmp, %wg, 6;
     add.u32 %x, %n0, %tmp;
     add.u32 %y, %m0, {BOX_ROWS * q};
-    cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%tm_c, {{%x, %y}}], [%box];
+    createpolicy.fractional.L2::evict_first.b64 %pol_c, 1.0;  // c is written once (EPILOGUE, L2 POLICY)
+    cp.async.bulk.tensor.2d.global.shared::cta.bulk_group.L2::cache_hint [%tm_c, {{%x, %y}}], [%box], %pol_c;
     cp.async.bulk.commit_group;
 EPI_TMA_ISSUED_{q}:""")
     e(f"""\
