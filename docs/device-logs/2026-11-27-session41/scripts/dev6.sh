@@ -1,5 +1,5 @@
 #!/bin/bash
-# Session 41 device run 7: the profiler's counters with the fp16-store fix (its GPU test, then session 40's prof40.py),
+# Session 41 device run 8: the profiler's counters with the fp16-store fix (its GPU test, then session 40's prof40.py),
 # and what case 2's call is made of (parts41.py)
 cd "$(dirname "$0")/../../../.." || exit 1
 S=docs/device-logs/2026-11-27-session41/scripts

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Session 41 device run 8: unit loops in steps of 8 tokens against 16 (ab41e.py; .probe/v8.ptx carried)
+# Session 41 device run 9: unit loops in steps of 8 tokens against 16 (ab41e.py; .probe/v8.ptx carried)
 cd "$(dirname "$0")/../../../.." || exit 1
 S=docs/device-logs/2026-11-27-session41/scripts
 export PYTHONPATH=. PYTHONUNBUFFERED=1

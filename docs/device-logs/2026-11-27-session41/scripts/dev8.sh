@@ -1,5 +1,5 @@
 #!/bin/bash
-# Session 41 device run 9: the session's final tree on the GPU: the m-tile, grouped, cluster, decode and profiler suites
+# Session 41 device run 10: the session's final tree on the GPU: the m-tile, grouped, cluster, decode and profiler suites
 cd "$(dirname "$0")/../../../.." || exit 1
 export PYTHONPATH=. PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,driver_version --format=csv > "$OUT/24-smi.log" 2>&1
