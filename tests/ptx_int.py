@@ -4,7 +4,7 @@ Tests read a few lines of a kernel's text (a launch index, a ring's stage and pa
 Python's arithmetic. Supported: ``mov``, ``add``, ``sub``, ``mul.lo``, ``shl``, ``shr``, ``and``, ``or``, ``xor``,
 ``rem``, ``div`` on .u32/.b32, ``selp.b32``, ``setp.eq.u32``, ``mov.b64 {lo, hi}, x`` (a 64-bit value's halves), each
 with an optional ``@p`` / ``@!p`` guard. Results wrap to 32 bits as in PTX and every one is checked to fit; any other
-instruction fails.
+instruction fails. :func:`replay_stmatrix_trans` follows a warp's fp16 staging through ``stmatrix`` into memory.
 """
 from __future__ import annotations
 
@@ -50,3 +50,33 @@ def run(lines: list[str], regs: dict) -> dict:
             raise AssertionError(f"unexpected instruction {ln!r}")
         assert 0 <= regs[dst] <= M32, (ln, regs[dst])  # every partial fits 32 bits
     return regs
+
+
+def replay_stmatrix_trans(lines: list[str], lane_addr: list[int], base: str) -> dict:
+    """One warp's fp16 staging through ``stmatrix.sync.aligned.m8n8.x4.trans.shared.b16``, replayed: each accumulator
+    followed through ``mul.f32 %v, %accN, ...`` and ``cvt.rn.f16x2.f32 d, hi, lo`` into the stmatrix registers, then the
+    instruction applied (lane 8k + j holds row j's address of matrix k, ``lane_addr[lane]`` plus the instruction's
+    ``[base+offset]``; fragment element (row l/4, column 2(l%4) + h) of lane l goes to that memory row, at byte 2 * its
+    fragment row).  Lines that start with ``@``, ``setp`` or ``bar.sync`` (uniform guards, barriers) are passed over.
+    Returns {byte address: (lane, accumulator)}; fails on a byte written twice or on any other instruction."""
+    v, packed, written = {}, {}, {}
+    for ln in lines:
+        if ln.startswith(("@", "setp", "bar.sync")):
+            continue
+        op, rest = ln.split(None, 1)
+        ops = [x.strip() for x in rest.replace("{", "").replace("}", "").split(",")]
+        if op == "mul.f32":
+            v[ops[0]] = int(re.fullmatch(r"%acc(\d+)", ops[1]).group(1))
+        elif op == "cvt.rn.f16x2.f32":
+            packed[ops[0]] = (v[ops[2]], v[ops[1]])  # (low half = the second source, high half = the first)
+        else:
+            assert op == "stmatrix.sync.aligned.m8n8.x4.trans.shared.b16", ln
+            off = eval(re.fullmatch(rf"\[{re.escape(base)}\+(.+)\]", ops[0]).group(1))
+            for k, reg in enumerate(ops[1:]):
+                for lane in range(32):
+                    for h in (0, 1):
+                        row, col = lane // 4, 2 * (lane % 4) + h
+                        byte = lane_addr[8 * k + col] + off + 2 * row
+                        assert byte not in written, f"byte {byte} written twice"
+                        written[byte] = (lane, packed[reg][h])
+    return written

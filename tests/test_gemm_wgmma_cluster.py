@@ -30,7 +30,7 @@ from nvfp4rt.ops import gemm_wgmma_cluster as CL
 from nvfp4rt.ptxsource import render
 
 from conftest import requires_gpu
-from ptx_int import code_lines, run
+from ptx_int import code_lines, replay_stmatrix_trans, run
 
 ROOT = Path(__file__).resolve().parent.parent
 KERNEL = ROOT / "ptx" / "gemm_nvfp4_wgmma_cluster.ptx"
@@ -1301,25 +1301,7 @@ def _replay_staging(block: str, pitch: int, wg: int, wi: int) -> dict:
     lines = code_lines(block)
     first_mul = next(i for i, ln in enumerate(lines) if ln.startswith("mul.f32"))
     addr = [run(lines[:first_mul], {"%lane": lane, "%wg": wg, "%wi": wi, "%sm_c": 0})["%addr"] for lane in range(32)]
-    v, packed, written = {}, {}, {}
-    for ln in lines[first_mul:]:
-        op, rest = ln.split(None, 1)
-        ops = [x.strip() for x in rest.replace("{", "").replace("}", "").split(",")]
-        if op == "mul.f32":
-            v[ops[0]] = int(re.fullmatch(r"%acc(\d+)", ops[1]).group(1))
-        elif op == "cvt.rn.f16x2.f32":
-            packed[ops[0]] = (v[ops[2]], v[ops[1]])  # (low half = the second source, high half = the first)
-        else:
-            assert op == "stmatrix.sync.aligned.m8n8.x4.trans.shared.b16", ln
-            off = eval(re.fullmatch(r"\[%addr\+(.+)\]", ops[0]).group(1))
-            for k, reg in enumerate(ops[1:]):
-                for lane in range(32):
-                    for h in (0, 1):
-                        row, col = lane // 4, 2 * (lane % 4) + h
-                        byte = addr[8 * k + col] + off + 2 * row
-                        assert byte not in written, f"byte {byte} written twice"
-                        written[byte] = (lane, packed[reg][h])
-    return written
+    return replay_stmatrix_trans(lines[first_mul:], addr, "%addr")
 
 
 def _pitched(m_l: int, n_l: int, pitch: int) -> int:

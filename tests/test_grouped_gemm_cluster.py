@@ -36,7 +36,7 @@ from nvfp4rt.ops import grouped_gemm_cluster as GC
 from nvfp4rt.ptxsource import parse_entries, render
 
 from conftest import requires_gpu, tool_module
-from ptx_int import code_lines, run
+from ptx_int import code_lines, replay_stmatrix_trans, run
 
 ROOT = Path(__file__).resolve().parent.parent
 KERNEL = ROOT / "ptx" / "grouped_gemm_nvfp4_wgmma_cluster.ptx"
@@ -268,28 +268,7 @@ def _replay_quarter(text: str, q: int, wg: int, wi: int, qb: int = 0) -> dict:
     k = next(i for i, ln in enumerate(lines) if ln.startswith("add.u32 %stg")) + 1
     stg = [run(lines[:k], {"%wg": wg, "%qb": qb, "%sm_c": 0, "%tb": _stmatrix_base(text, wi, lane)})["%stg"]
            for lane in range(32)]
-    v, packed, written = {}, {}, {}
-    for ln in lines[k:]:
-        if ln.startswith(("@", "setp", "bar.sync")):
-            continue
-        op, rest = ln.split(None, 1)
-        ops = [x.strip() for x in rest.replace("{", "").replace("}", "").split(",")]
-        if op == "mul.f32":
-            assert ops[2] == "%alpha", ln
-            v[ops[0]] = int(re.fullmatch(r"%acc(\d+)", ops[1]).group(1))
-        elif op == "cvt.rn.f16x2.f32":
-            packed[ops[0]] = (v[ops[2]], v[ops[1]])  # (low half = the second source, high half = the first)
-        else:
-            assert op == "stmatrix.sync.aligned.m8n8.x4.trans.shared.b16", ln
-            off = int(re.fullmatch(r"\[%stg\+(\d+)\]", ops[0]).group(1))
-            for m, reg in enumerate(ops[1:]):
-                for lane in range(32):
-                    for h in (0, 1):
-                        row, col = lane // 4, 2 * (lane % 4) + h
-                        byte = stg[8 * m + col] + off + 2 * row
-                        assert byte not in written, f"byte {byte} written twice"
-                        written[byte] = (lane, packed[reg][h])
-    return written
+    return replay_stmatrix_trans(lines[k:], stg, "%stg")
 
 
 @pytest.mark.parametrize("qb", (0, 1))
