@@ -57,11 +57,12 @@ def replay_stmatrix_trans(lines: list[str], lane_addr: list[int], base: str) -> 
     followed through ``mul.f32 %v, %accN, ...`` and ``cvt.rn.f16x2.f32 d, hi, lo`` into the stmatrix registers, then the
     instruction applied (lane 8k + j holds row j's address of matrix k, ``lane_addr[lane]`` plus the instruction's
     ``[base+offset]``; fragment element (row l/4, column 2(l%4) + h) of lane l goes to that memory row, at byte 2 * its
-    fragment row).  Lines that start with ``@``, ``setp`` or ``bar.sync`` (uniform guards, barriers) are passed over.
-    Returns {byte address: (lane, accumulator)}; fails on a byte written twice or on any other instruction."""
+    fragment row).  Lines that start with ``@``, ``setp``, ``bar.sync`` or ``bar.warp.sync`` (uniform guards, barriers)
+    are passed over.  Returns {byte address: (lane, accumulator)}; fails on a byte written twice or on any other
+    instruction."""
     v, packed, written = {}, {}, {}
     for ln in lines:
-        if ln.startswith(("@", "setp", "bar.sync")):
+        if ln.startswith(("@", "setp", "bar.sync", "bar.warp.sync")):
             continue
         op, rest = ln.split(None, 1)
         ops = [x.strip() for x in rest.replace("{", "").replace("}", "").split(",")]

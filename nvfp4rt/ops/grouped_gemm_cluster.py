@@ -61,6 +61,7 @@ TMAPS_PER_GROUP_BYTES = 512
 C_MAP_OFFSET = 384
 #: the epilogue's TMA store box: 64 tile rows x 64 columns (one consumer warpgroup's) of fp16
 C_BOX = (64, 64)
+C_SWIZZLE = "128B"
 #: one fp32 accumulator chain sums at most 32 k256 stages (8192 k), as in the other Hopper GEMMs
 MAX_CHAIN_UNITS = 32
 #: alphas are passed times 2^28 (operands carry 2^-14 each)
@@ -485,7 +486,7 @@ class GroupedGemmClusterPlan(GroupedOperands):
             inner = pitch if padded else k // 16
             return (n, inner), (pitch,), (TILE_N, STAGE_K // 16), "none"
         if which == "c":
-            return (m, n), (2 * lay.c_row,), C_BOX, "128B"
+            return (m, n), (2 * lay.c_row,), C_BOX, C_SWIZZLE
         raise ValueError(f"which must be 'a16', 'b', 'sfb' or 'c', got {which!r}")
 
     @property
