@@ -61,6 +61,7 @@ TMAPS_PER_GROUP_BYTES = 512
 C_MAP_OFFSET = 384
 #: the epilogue's TMA store box: 64 tile rows x 64 columns (one consumer warpgroup's) of fp16
 C_BOX = (64, 64)
+#: and its swizzle: the kernel stages each box 128B-swizzled, as the map reads it
 C_SWIZZLE = "128B"
 #: one fp32 accumulator chain sums at most 32 k256 stages (8192 k), as in the other Hopper GEMMs
 MAX_CHAIN_UNITS = 32
