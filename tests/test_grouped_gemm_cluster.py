@@ -343,10 +343,8 @@ def test_tma_epilogue_text_stages_with_box_offsets_and_orders_its_stores():
         # order: all but the newest store have read their boxes -> barrier -> staging -> proxy fence -> barrier ->
         # the next quarter's box -> store, commit
         before = epi.split(f"// quarter {q}:")[1]
-        # (no wait or barrier before the staging: the previous quarter's barrier freed this box, _replay_boxes)
-        assert "wait_group" not in part and "bar.sync" not in part
-        order = ["stmatrix", f"EPI_TMA_STAGED_{q}:", "fence.proxy.async.shared::cta;",
-                 "@%p_iss cp.async.bulk.wait_group.read 0;", "bar.sync %wbar, 128;",
+        order = ["@%p_iss cp.async.bulk.wait_group.read 1;", "bar.sync %wbar, 128;", "stmatrix",
+                 f"EPI_TMA_STAGED_{q}:", "fence.proxy.async.shared::cta;", "bar.sync %wbar, 128;",
                  "xor.b32 %qb, %qb, 1;", f"add.u32 %y, %m0, {64 * q};",
                  "createpolicy.fractional.L2::evict_first.b64 %pol_c, 1.0;",
                  "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group.L2::cache_hint [%tm_c, {%x, %y}], [%box], %pol_c;",
@@ -376,18 +374,18 @@ def test_tma_epilogue_text_stages_with_box_offsets_and_orders_its_stores():
     assert "C_EXIT:\n    cp.async.bulk.wait_group 0;" in PTX
 
 
-def _replay_boxes(quarters_per_tile, read_wait=0, boxes=2):
-    """Replay the storing thread's bulk groups as the kernel orders them: per quarter, the warpgroup stages box qb
-    (which must not be read by a pending group), the storing thread waits until at most ``read_wait`` groups are
-    unread, the barrier, then it commits a store of box qb and qb moves on.  The TMA engine reads a group only when a
-    wait asks for it (the worst case).  Returns False on a restage of a box that a pending store still reads."""
+def _replay_boxes(quarters_per_tile, read_wait=1, boxes=2):
+    """Replay the storing thread's bulk groups: per quarter, wait until at most ``read_wait`` groups are unread,
+    stage box qb (which must not be read by a pending group), commit a store of box qb, toggle qb.  The TMA engine
+    reads a group only when the wait asks for it (the worst case).  Returns False on a restage of a box that a
+    pending store still reads."""
     pending, qb = [], 0
     for quarters in quarters_per_tile:
         for _ in range(quarters):
-            if qb in pending:
-                return False
             while len(pending) > read_wait:
                 pending.pop(0)
+            if qb in pending:
+                return False
             pending.append(qb)
             qb = (qb + 1) % boxes
     return True
@@ -413,14 +411,14 @@ def test_the_tiles_contributors_are_loaded_at_the_segments_start_and_reach_its_e
 
 
 def test_two_boxes_in_turn_never_restage_a_box_a_store_still_reads():
-    """Across tiles of 1-4 quarters (any order), wait_group.read 0 after each staging, with the boxes in turn, is safe;
-    a wait that leaves a store unread, or one box per warpgroup, would not be (the check can fail)."""
+    """Across tiles of 1-4 quarters (any order), wait_group.read 1 with the boxes in turn is safe; with one box per
+    warpgroup it would not be (the check can fail)."""
     import itertools
 
     for tiles in itertools.product(range(1, 5), repeat=4):
         assert _replay_boxes(tiles)
-    assert not _replay_boxes([3], read_wait=1)        # a wait that leaves a store unread
-    assert not _replay_boxes([2], read_wait=0, boxes=1)  # one box per warpgroup
+    assert not _replay_boxes([3], read_wait=2)        # a wait that leaves two stores unread
+    assert not _replay_boxes([2], read_wait=1, boxes=1)  # one box per warpgroup
 
 
 def test_c_map_rules_and_the_table_flag():

@@ -220,15 +220,14 @@ def header(step: int = TOKEN_STEP, early_ctas: bool = True) -> str:
 //   TMA stores (u32[7] = 1).  Warpgroup w owns {WG_BOXES} boxes of {BOX_BYTES // 1024} KB at X + {WG_BOXES * BOX_BYTES}w: {BOX_ROWS} rows of 64 columns,
 //   128-byte rows, 128B-swizzled as the c map's box (chunk c of row r at chunk c ^ (r % 8); conflict-free for
 //   these stores).  Per {BOX_ROWS}-row quarter q of the tile (only those below its rows), in the warpgroup alone
-//   (named barrier 2 + w): every thread stages accumulators {ACC * BOX_ROWS // TILE_M}q..{ACC * BOX_ROWS // TILE_M}q+{ACC * BOX_ROWS // TILE_M - 1} into box %qb (cvt.rn.f16x2 packs each pair,
-//   two rows of one column, and 4 stmatrix.m8n8.x4.trans write them as 16-byte rows of 8 columns; each 8-row matrix
-//   lands in 8 distinct chunks of the swizzle, so no bank conflicts) and issues fence.proxy.async.shared::cta; the
-//   first thread waits until every store it issued has read its box (cp.async.bulk.wait_group.read 0: the last one
-//   read the other box, which the next quarter stages into); one barrier; the first thread stores the box to
-//   c[m0 + {BOX_ROWS}q.., n0 + 64w..] (cp.async.bulk.tensor ... bulk_group with an L2 evict_first policy; the map
-//   clips rows past m and columns past n) and commits it.  So a quarter's one barrier both hands its box to the store
-//   and frees the other box for the next quarter (or the next tile's first, since the boxes take turns across tiles);
-//   until session 41 a second barrier, after a wait for all but the newest store, opened each quarter.  The
+//   (named barrier 2 + w): its first thread waits until every store but its newest has read its box
+//   (cp.async.bulk.wait_group.read 1: the stores take the two boxes in turn, across quarters and tiles, so the
+//   box about to be staged is free), barrier, every thread stages accumulators {ACC * BOX_ROWS // TILE_M}q..{ACC * BOX_ROWS // TILE_M}q+{ACC * BOX_ROWS // TILE_M - 1} (cvt.rn.f16x2
+//   packs each pair, two rows of one column, and 4 stmatrix.m8n8.x4.trans write them as 16-byte rows of 8 columns;
+//   each 8-row matrix lands in 8 distinct chunks of the swizzle, so no bank conflicts) and issues
+//   fence.proxy.async.shared::cta, barrier, the first thread stores the box to c[m0 + {BOX_ROWS}q.., n0 + 64w..]
+//   (cp.async.bulk.tensor ... bulk_group with an L2 evict_first policy; the map clips rows past m and columns past n)
+//   and commits it.  The
 //   store runs on while the warpgroup stages the next quarter in the other box or starts its next tile, and
 //   nothing waits for the other warpgroup.  Before the consumers exit (C_EXIT) the storing threads wait for
 //   their stores to complete.  (The barrier's id is a register, so ptxas reserves all 16 named barriers: with one
@@ -543,17 +542,6 @@ def _older_stores_read() -> str:
     return f"every store but the newest {WG_BOXES - 1} (the other boxes') has read its box"
 
 
-#: the staging's box handshake before session 41's last change: per quarter, the storing thread waits until every store
-#: but its newest has read its box, then the warpgroup's barrier, then the staging (one_barrier=False)
-WAIT_AND_BARRIER = f"""
-    @%p_iss cp.async.bulk.wait_group.read {WG_BOXES - 1};  // {_older_stores_read()}
-    bar.sync %wbar, 128;"""
-#: one_barrier: after its staging, the storing thread waits until every store issued so far has read its box, and one
-#: barrier then both hands this quarter's box to the store and frees the other box for the next quarter's staging
-WAIT_ALL = """
-    @%p_iss cp.async.bulk.wait_group.read 0;  // every store issued so far has read its box: the next quarter's is free"""
-
-
 def _next_box() -> str:
     """%qb steps to the warpgroup's next box (the boxes are taken in turn)."""
     if WG_BOXES == 2:
@@ -562,7 +550,7 @@ def _next_box() -> str:
             f"    and.b32 %qb, %qb, {WG_BOXES - 1};")
 
 
-def store_tile(one_barrier: bool = True) -> str:
+def store_tile() -> str:
     L = []
     e = L.append
     e(f"""\
@@ -589,8 +577,8 @@ STORE_TILE:
     //      (the map clips rows past m and columns past n).  Only the warpgroup's own barrier (2 + w) orders
     //      staging and store, so the two warpgroups never wait for each other, and the stores run on while the
     //      warpgroup stages the next quarter or goes on to the next tile.  Before a box is restaged its last store
-    //      must have read it: the first thread waits for every store it issued to have read its box before each
-    //      quarter's barrier, so after the barrier the other box is free.  C_EXIT waits for them all.
+    //      must have read it: the stores alternate boxes, so cp.async.bulk.wait_group.read 1 (all but the newest
+    //      store, which used the other box) is enough.  C_EXIT waits for them all.
     add.u32 %wbar, %wg, 2;
     // this thread's row address in a box for stmatrix.trans: lane 8k + r gives row 8*(k/2) + r (+ 16s for a quarter's
     // instruction s) of matrix k, whose 8 columns are chunk 2*wi + k%2 of the warpgroup's 64, at chunk
@@ -628,11 +616,13 @@ EPI_CMAP_READY:""")
     add.u32 %box, %sm_c, %tmp;
     shl.b32 %tmp, %qb, {BOX_BYTES.bit_length() - 1};
     add.u32 %box, %box, %tmp;
-    add.u32 %stg, %box, %tb;{"" if one_barrier else WAIT_AND_BARRIER}""")
+    add.u32 %stg, %box, %tb;
+    @%p_iss cp.async.bulk.wait_group.read {WG_BOXES - 1};  // {_older_stores_read()}
+    bar.sync %wbar, 128;""")
         L.extend(_staging_stmatrix(acc_per_quarter * q, acc_per_quarter * (q + 1), f"EPI_TMA_STAGED_{q}"))
         e(f"""\
 EPI_TMA_STAGED_{q}:
-    fence.proxy.async.shared::cta;            // this thread's stmatrix stores before the TMA engine's reads{WAIT_ALL if one_barrier else ""}
+    fence.proxy.async.shared::cta;            // this thread's stmatrix stores before the TMA engine's reads
     bar.sync %wbar, 128;
 {_next_box()}
     @!%p_iss bra EPI_TMA_ISSUED_{q};
@@ -874,15 +864,14 @@ A_HALF_DONE:
 """ + dual.A_RING_ADVANCE_AND_EXIT
 
 
-def generate(gemm_text: str | None = None, step: int = TOKEN_STEP, early_ctas: bool = True,
-             one_barrier: bool = True) -> str:
+def generate(gemm_text: str | None = None, step: int = TOKEN_STEP, early_ctas: bool = True) -> str:
     """The kernel's text: unit loops for N = TOKEN_MIN, TOKEN_MIN + step, ..., TILE_M; ``early_ctas``: the tile's
     contributors loaded at the segment's start (EARLY_CTAS) rather than in its epilogue."""
     setup, loop, post = split_main_loop(gemm_text)
     variants = token_variants(step)
     return (header(step, early_ctas) + SIGNATURE + PARAMETERS + dual.CARVE_UP + CONSUMER_INTRO + setup
             + seg_loop(variants, early_ctas) + unit_loops(loop, variants) + post + segment_epilogue(early_ctas) + "\n"
-            + store_tile(one_barrier) + "\n" + producers(step))
+            + store_tile() + "\n" + producers(step))
 
 
 def main(argv):
