@@ -13,8 +13,8 @@ and grown to m64n256k16.  What is new here:
 * the schedule is table-driven: a device problem table, three tensor maps per group in device memory,
   per-cluster unit ranges (``starts``) balanced by the host by each unit's cost, and per-tile
   contributor ranges for the stream-K reduction;
-* the epilogue scales by the group's alpha and stores fp16 through two staging rounds (one per
-  consumer warpgroup's 64 columns), skipping the 32-row blocks past the tile's rows.
+* the epilogue scales by the group's alpha and stores fp16 by TMA from boxes staged with stmatrix (or, where c has no
+  tensor map, through two staging rounds and the consumers' copy-out), skipping the 32-row blocks past the tile's rows.
 """
 from __future__ import annotations
 
