@@ -320,7 +320,7 @@ def test_stmatrix_rows_are_free_of_bank_conflicts():
             assert banks == list(range(32)), (wi, m)
 
 
-def test_tma_epilogue_text_stages_with_box_offsets_and_orders_its_stores():
+def test_tma_epilogue_text_stages_by_stmatrix_and_orders_its_stores():
     gen = _generator()
     epi = PTX.split("STORE_TILE:")[1].split("STORE_COPY:")[0]
     # the lane base %tb (worked out in STORE_TILE, before the quarters) is written nowhere else
