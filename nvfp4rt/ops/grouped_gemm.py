@@ -413,7 +413,8 @@ class GroupedOperands:
         dev, G = self.device, len(self.shapes)
         self._decode = GroupedDecodeA16([(m, k) for m, _, k in self.shapes], device=dev, wide=wide_decode)
         out = self._decode.out_bytes
-        reach = max(off + 2 * k * -(-m // a16_rows_multiple) * a16_rows_multiple
+        self._a16_rows_multiple = a16_rows_multiple
+        reach = max(off + 2 * k * self.a16_map_rows(m)
                     for off, (m, k) in zip(self._decode.offsets, self._decode.shapes))
         self._a16 = DeviceAllocation(max(out, reach), dev)
         if reach > out:  # rows no decode writes: zeros, once
@@ -425,6 +426,12 @@ class GroupedOperands:
         self._l2_warm = ()
         self._a16_maps = [self._map(i, "a16", self._a16.ptr + self._decode.offsets[i], False, dtype="float16")
                           for i in range(G)]
+
+    def a16_map_rows(self, m: int) -> int:
+        """Rows of a group's a16 map: its ``m`` rounded up to the plan's ``a16_rows_multiple`` (the A16 buffer
+        reaches that far past every group's start)."""
+        step = self._a16_rows_multiple
+        return -(-m // step) * step
 
     @property
     def a16_bytes(self) -> int:

@@ -478,8 +478,7 @@ class GroupedGemmClusterPlan(GroupedOperands):
         m, n, k = self.shapes[i]
         lay = self.layouts[i]
         if which == "a16":
-            rows = -(-m // self.a16_box_rows) * self.a16_box_rows if A16_MAP_ROUNDED else m
-            return (rows, k), (2 * k,), (self.a16_box_rows, 64), "128B"
+            return (self.a16_map_rows(m), k), (2 * k,), (self.a16_box_rows, 64), "128B"
         if which == "b":
             return (n, k // 2), (lay.b_row,), (TILE_N, STAGE_K // 2), "128B"
         if which == "sfb":
