@@ -81,10 +81,13 @@ def test_each_token_variant_is_the_dual_loop_with_its_wgmma_shape():
         assert text.count(f"m64n{n}k16") == 16 and "m64n256k16" not in text or n == 256
         acc = re.findall(r"\{(%acc\d+(?:, %acc\d+)*)\}", text)
         assert len(acc) == 16 and all(a == ", ".join(f"%acc{i}" for i in range(n // 2)) for a in acc)
-        # nothing else changed: undo the three edits and get the dual's loop back
+        # the unit drain: one wait_group 0, right before the stage release (nothing pending across the back edge)
+        assert text.count(gen.UNIT_DRAIN) == 1 and text.count(gen.UNIT_DRAIN + gen._STAGE_RELEASE) == 1
+        # nothing else changed: undo the four edits and get the dual's loop back
         back = re.sub(r"\b(\w+)_N%d\b" % n, r"\1", text).replace(f"m64n{n}k16", "m64n256k16")
         back = back.replace("{" + acc[0] + "}", "{" + ", ".join(f"%acc{i}" for i in range(128)) + "}")
-        assert back == loop
+        assert back.replace(gen.UNIT_DRAIN, "") == loop
+        assert gen.unit_loop_variant(loop, n, drain=False) == text.replace(gen.UNIT_DRAIN, "")
         assert f"UNIT_LOOP_N{n}:" in PTX and f"@%p_more bra UNIT_LOOP_N{n};" in PTX
 
 
@@ -176,12 +179,14 @@ def test_a16_producer_loads_exactly_the_slices_below_the_tiles_n(cluster):
                     reason="ptxas not found")
 @pytest.mark.parametrize("cluster", GC.CLUSTER_SIZES)
 @pytest.mark.parametrize("a_bufs", GC.A_BUFS_CHOICES)
-def test_kernel_assembles_without_spills(cluster, a_bufs):
+def test_kernel_assembles_without_spills_or_serialised_wgmmas(cluster, a_bufs):
+    """No spills, and (the unit drain's purpose) no C7511: ptxas keeps the wgmma pipeline of every unit loop."""
     from nvfp4rt.assemble import assemble
 
     rep = assemble(KERNEL, "sm_90a", GC.kernel_constants(cluster, a_bufs))
     fn = rep.functions[GC._ENTRY]
     assert not fn.spills and fn.stack_frame == 0 and fn.local_bytes == 0
+    assert "serializ" not in rep.log.lower()
 
 
 def test_kernel_parameters_match_the_plan():

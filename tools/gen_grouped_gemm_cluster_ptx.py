@@ -89,13 +89,24 @@ def split_main_loop(gemm_text: str | None = None) -> tuple:
     return setup, loop, post
 
 
-def unit_loop_variant(loop: str, n: int) -> str:
-    """The unit loop with m64n{n}k16 wgmmas on accumulators 0..n/2-1 and its labels suffixed _N{n}."""
+_STAGE_RELEASE = "    // ---------------------------------------------------------------- release the stage\n"
+#: the unit's last wgmmas drained before its stage release, so that no wgmma group is pending across a unit loop's
+#: back edge (see the header's UNIT DRAIN: without it ptxas serialises every wgmma of the kernel, C7511)
+UNIT_DRAIN = ("    wgmma.wait_group.sync.aligned 0;          // UNIT DRAIN: nothing pending across the back edge (header)\n")
+
+
+def unit_loop_variant(loop: str, n: int, drain: bool = True) -> str:
+    """The unit loop with m64n{n}k16 wgmmas on accumulators 0..n/2-1 and its labels suffixed _N{n}; ``drain``: its
+    wgmmas waited for at the end of every unit (UNIT_DRAIN)."""
     full = acc_list(ACC)
     found = loop.count(full)
     if found != 16 or loop.count("m64n256k16") != 16:
         raise ValueError(f"expected 16 m64n256k16 wgmmas on 128 accumulators in the unit loop, found {found}")
+    if loop.count(_STAGE_RELEASE) != 1:
+        raise ValueError("expected the unit loop's stage release once")
     text = loop.replace("m64n256k16", f"m64n{n}k16").replace(full, acc_list(n // 2))
+    if drain:
+        text = text.replace(_STAGE_RELEASE, UNIT_DRAIN + _STAGE_RELEASE)
     for label in re.findall(r"^(\w+):", loop, flags=re.M):
         text = re.sub(rf"\b{label}\b", f"{label}_N{n}", text)
     return text
@@ -188,12 +199,18 @@ def header(step: int = TOKEN_STEP, early_ctas: bool = True) -> str:
 //     256-row box for small tiles cost ~3.3 us per unit, session 5).
 //   warpgroups 1, 2: consumers.  Per segment (the part of one tile in the cluster's run) they find the
 //     group, the tile's rows = min({TILE_M}, m_g - {TILE_M}*mt) and jump to the unit loop of the smallest N >= rows.
-//     setmaxnreg 40 / 232 as in the dual; ptxas -v must report no spills.  ptxas also reports C7511 (wgmmas
-//     serialised: with five or more unit loops it finds no registers for an overlapped pipeline; the SASS waits
-//     after each HGMMA).  Measured on the H100 (session 11, docs/grouped_gemm.md): builds with four loops or fewer
-//     are not serialised and are no faster on the competition cases, and at N = 256 the unit runs at the tensor
-//     peak.  The N <= 128 loops run slower when the N = 256 loop shares the function: whole tiles of
-//     128 x 7168 x 8192 take 71.6 us, 67.1 with only the loops of N <= 128, and 56.7 in the GEMM.
+//     setmaxnreg 40 / 232 as in the dual (ptxas allocates the consumers' code up to 232 registers); ptxas -v must
+//     report no spills and no C7511.
+//     UNIT DRAIN: every unit loop waits for its wgmmas (wait_group 0) before the stage release at the end of each
+//     unit, so no wgmma group is pending across a loop's back edge.  Without it, ptxas's register demand grew with
+//     the number of unit loops, whatever their N (offline ptxas 13.0: five copies of the N = 32 loop spilled 84
+//     bytes, six 344), and with all fifteen it serialised every wgmma of the kernel (C7511: a wait after each
+//     HGMMA).  A pending group inside a unit is unaffected (WG_WAIT = 1), and the drain costs a unit its last
+//     piece's overlap.  Measured on the H100 (docs/device-logs/2026-11-28-session42/02, whole calls): competition
+//     case 2 70.82-71.09 against 71.89-72.35 us, eight groups of 40 / 196 rows 53.74-53.87 / 92.93-93.01 against
+//     53.86-54.43 / 93.28-93.87, the k256 unit at N = 80 / 176 / 208 1350 / 2211 / 2544 ns against 1394 / 2255 /
+//     2595.  The N <= 128 loops still run slower than the GEMM's identical loop (session 32: with a loop of more than
+//     64 accumulators in the function, the small loops' wgmmas issue slowly; the cause is open).
 //
 // STREAM-K REDUCTION (deterministic)
 //   A tile whose units lie in one cluster's run goes straight to the epilogue.  Otherwise every
@@ -214,8 +231,8 @@ def header(step: int = TOKEN_STEP, early_ctas: bool = True) -> str:
 //   Accumulator e of a consumer thread is output column n_l = 16*warp + g + 8*((e/2)%2) of its
 //   warpgroup's 64 and row m_l = 8*(e/4) + 2t + e%2 of the tile, and only the 32-row blocks below the tile's rows are
 //   staged.  The epilogue works the tile out again from seg_end (group entry, two divisions, alpha): values kept in
-//   registers through the unit loop slow the loop (ptxas allocates at most 168 registers for 384 threads), and
-//   carrying all of them made whole calls 1-1.7 us slower (docs/device-logs/2026-11-27-session41/03).
+//   registers through the unit loop slowed it: carrying all of them made whole calls 1-1.7 us slower
+//   (docs/device-logs/2026-11-27-session41/03, measured before the UNIT DRAIN, while every wgmma was serialised).
 //   {"Only the tile's contributors c_lo..c_hi (an L2 round trip) are loaded at SEG_LOOP." if early_ctas else "The tile's contributors c_lo..c_hi are loaded here too."}
 //   TMA stores (u32[7] = 1).  Warpgroup w owns {WG_BOXES} boxes of {BOX_BYTES // 1024} KB at X + {WG_BOXES * BOX_BYTES}w: {BOX_ROWS} rows of 64 columns,
 //   128-byte rows, 128B-swizzled as the c map's box (chunk c of row r at chunk c ^ (r % 8); conflict-free for
