@@ -92,7 +92,8 @@ def split_main_loop(gemm_text: str | None = None) -> tuple:
 _STAGE_RELEASE = "    // ---------------------------------------------------------------- release the stage\n"
 #: the unit's last wgmmas drained before its stage release, so that no wgmma group is pending across a unit loop's
 #: back edge (see the header's UNIT DRAIN: without it ptxas serialises every wgmma of the kernel, C7511)
-UNIT_DRAIN = ("    wgmma.wait_group.sync.aligned 0;          // UNIT DRAIN: nothing pending across the back edge (header)\n")
+UNIT_DRAIN = ("    wgmma.wait_group.sync.aligned 0;          "
+              "// UNIT DRAIN: nothing pending across the back edge (header)\n")
 
 
 def unit_loop_variant(loop: str, n: int, drain: bool = True) -> str:
@@ -203,14 +204,15 @@ def header(step: int = TOKEN_STEP, early_ctas: bool = True) -> str:
 //     report no spills and no C7511.
 //     UNIT DRAIN: every unit loop waits for its wgmmas (wait_group 0) before the stage release at the end of each
 //     unit, so no wgmma group is pending across a loop's back edge.  Without it, ptxas's register demand grew with
-//     the number of unit loops, whatever their N (offline ptxas 13.0: five copies of the N = 32 loop spilled 84
-//     bytes, six 344), and with all fifteen it serialised every wgmma of the kernel (C7511: a wait after each
-//     HGMMA).  A pending group inside a unit is unaffected (WG_WAIT = 1), and the drain costs a unit its last
-//     piece's overlap.  Measured on the H100 (docs/device-logs/2026-11-28-session42/02, whole calls): competition
-//     case 2 70.82-71.09 against 71.89-72.35 us, eight groups of 40 / 196 rows 53.74-53.87 / 92.93-93.01 against
-//     53.86-54.43 / 93.28-93.87, the k256 unit at N = 80 / 176 / 208 1350 / 2211 / 2544 ns against 1394 / 2255 /
-//     2595.  The N <= 128 loops still run slower than the GEMM's identical loop (session 32: with a loop of more than
-//     64 accumulators in the function, the small loops' wgmmas issue slowly; the cause is open).
+//     the number of unit loops, whatever their N (offline ptxas 13.0: N = 32 loops beside one N = 64 loop spilled
+//     84 bytes as five loops, 344 as six), and with all fifteen loops it serialised every wgmma of the kernel
+//     (C7511: a wait after each HGMMA).  A pending group inside a unit is unaffected (WG_WAIT = 1); the drain costs
+//     a unit its last piece's overlap with the next unit.  Measured on the H100 (docs/device-logs/
+//     2026-11-28-session42/02, whole calls): competition case 2 70.82-71.09 against 71.89-72.35 us, eight groups
+//     of 40 / 196 rows 53.74-53.87 / 92.93-93.01 against 53.86-54.43 / 93.28-93.87, the k256 unit at N = 80 / 176 /
+//     208 1350 / 2211 / 2544 ns against 1394 / 2255 / 2595.  The N <= 128 loops still run slower than the GEMM's
+//     identical loop (session 32: with a loop of more than 64 accumulators in the function, the small loops' wgmmas
+//     issue slowly; the cause is open).
 //
 // STREAM-K REDUCTION (deterministic)
 //   A tile whose units lie in one cluster's run goes straight to the epilogue.  Otherwise every
