@@ -83,108 +83,12 @@ def test_each_token_variant_is_the_dual_loop_with_its_wgmma_shape():
         assert len(acc) == 16 and all(a == ", ".join(f"%acc{i}" for i in range(n // 2)) for a in acc)
         # the unit drain: one wait_group 0, right before the stage release (nothing pending across the back edge)
         assert text.count(gen.UNIT_DRAIN) == 1 and text.count(gen.UNIT_DRAIN + gen._STAGE_RELEASE) == 1
-        # nothing else changed: undo the edits and get the dual's loop, its sub-steps batched, back
+        # nothing else changed: undo the four edits and get the dual's loop back
         back = re.sub(r"\b(\w+)_N%d\b" % n, r"\1", text).replace(f"m64n{n}k16", "m64n256k16")
         back = back.replace("{" + acc[0] + "}", "{" + ", ".join(f"%acc{i}" for i in range(128)) + "}")
-        assert back.replace(gen.UNIT_DRAIN, "") == gen.batch_substeps(loop)
+        assert back.replace(gen.UNIT_DRAIN, "") == loop
         assert gen.unit_loop_variant(loop, n, drain=False) == text.replace(gen.UNIT_DRAIN, "")
         assert f"UNIT_LOOP_N{n}:" in PTX and f"@%p_more bra UNIT_LOOP_N{n};" in PTX
-    # the batch moves code lines and drops one fence and one commit per sub-step; its four sub-step waits are
-    # wait_group 0 where the dual's even pieces wait for 1; nothing else changes
-    from collections import Counter
-
-    def code(t):
-        return Counter(c for c in (ln.split("//")[0].rstrip() for ln in t.split("\n")) if c.strip())
-    batched, dual = code(gen.batch_substeps(loop)), code(loop)
-    fence, commit = "    wgmma.fence.sync.aligned;", "    wgmma.commit_group.sync.aligned;"
-    wait0, wait1 = "    wgmma.wait_group.sync.aligned 0;", "    wgmma.wait_group.sync.aligned 1;"
-    assert (dual[fence], dual[commit], dual[wait1], batched[fence], batched[commit], batched[wait0]) == (8, 8, 8, 4, 4, 4)
-    assert batched + Counter({fence: 4, commit: 4, wait1: 4}) - Counter({wait0: 4}) == dual
-
-
-_FRAG = re.compile(r"%[xyzw][ab][0-3]\b")
-
-
-def _wgmma_hazards(body: str, units: int = 2) -> list:
-    """Replay a rendered unit loop's text ``units`` times, straight through (every spin loop once), tracking the
-    warpgroup's wgmma groups: which fragment registers each open or pending group reads and which k64 sub-step it
-    belongs to.  Returns the violations: a fragment register written while a pending group reads it, a wgmma whose
-    fragments were written after the last wgmma.fence, an a16 buffer released (the odd piece's @%p_rel arrive, for
-    the previous sub-step) while a group of that or an earlier sub-step is pending, and anything pending at the end
-    of a unit (the back edge)."""
-    bad, pending, open_g, dirty, step = [], [], None, set(), -1
-    for u in range(units):
-        stmt = ""
-        for ln in body.split("\n"):
-            m = re.search(r"k64 sub-step (\d) of the stage", ln)
-            if m:
-                step = 4 * u + int(m.group(1))
-            stmt += " " + ln.split("//")[0].strip()  # a wgmma spans three lines: replay whole statements
-            if not stmt.strip().endswith((";", ":")):
-                continue
-            code, stmt = stmt.strip(), ""
-            if code.startswith("wgmma.mma_async"):
-                regs = set(_FRAG.findall(code))
-                if regs & dirty:
-                    bad.append(f"unit {u} step {step}: wgmma reads {sorted(regs & dirty)} written after the fence")
-                open_g = (open_g or (set(), step))
-                open_g[0].update(regs)
-            elif code.startswith("wgmma.commit_group"):
-                pending.append(open_g)
-                open_g = None
-            elif code.startswith("wgmma.wait_group"):
-                k = int(re.search(r"aligned (\d+);", code).group(1))
-                pending = pending[len(pending) - k:] if k else []
-            elif code.startswith("wgmma.fence"):
-                dirty = set()
-            elif "mbarrier.arrive" in code and code.startswith("@%p_rel"):
-                if any(g[1] <= step - 1 for g in pending):
-                    bad.append(f"unit {u} step {step}: a16 buffer released with an older group pending")
-            else:
-                dst = re.match(r"(?:@!?%\w+\s+)?[a-z][\w.:]*\s+(%[xyzw][ab][0-3])\b", code)
-                if dst:
-                    r = dst.group(1)
-                    if any(r in g[0] for g in pending) or (open_g and r in open_g[0]):
-                        bad.append(f"unit {u} step {step}: {r} written while a wgmma reading it is in flight")
-                    dirty.add(r)
-        if pending or open_g:
-            bad.append(f"unit {u}: {len(pending)} group(s) pending at the back edge")
-    return bad
-
-
-def _rendered_unit_loop(n: int, text: str | None = None) -> str:
-    from nvfp4rt.assemble import as_ptx_source
-
-    src = as_ptx_source(PTX if text is None else text, "sm_90a", GC.kernel_constants()).text
-    start = src.index(f"UNIT_LOOP_N{n}:\n")
-    return src[start:src.index(f"    @%p_more bra UNIT_LOOP_N{n};", start)]
-
-
-@pytest.mark.parametrize("n", [32, 80, 160, 256])
-def test_unit_loops_have_no_wgmma_register_or_a16_hazards(n):
-    assert _wgmma_hazards(_rendered_unit_loop(n)) == []
-
-
-def test_wgmma_hazard_replay_catches_mutations():
-    gen = _generator()
-    # with no wait inside the unit (only the drain), the group of two sub-steps ago still reads the sets being
-    # decoded, and the previous sub-step's a16 buffer goes back while its group runs
-    body = _rendered_unit_loop(80)
-    no_wait = body.replace(gen.BATCH_WAIT, "    // ").replace("    wgmma.wait_group.sync.aligned 1;", "    //")
-    found = _wgmma_hazards(no_wait)
-    assert any("in flight" in v for v in found) and any("a16 buffer released" in v for v in found)
-    # the opening wait alone (the release's wait_group 1 removed) is enough; the release's alone is too
-    assert _wgmma_hazards(body.replace("    wgmma.wait_group.sync.aligned 1;", "    //")) == []
-    # the odd piece's decode after the fence: its fragments are written behind the fence
-    body = _rendered_unit_loop(80)
-    i = body.index(gen.BATCH_ISSUE)
-    fence = body.index("    wgmma.fence.sync.aligned;\n", i)
-    moved = body[:fence] + body[fence + len("    wgmma.fence.sync.aligned;\n"):]
-    j = moved.rindex("    // ---- piece 1:", 0, i)
-    moved = moved[:j] + "    wgmma.fence.sync.aligned;\n" + moved[j:]
-    assert any("after the fence" in v for v in _wgmma_hazards(moved))
-    # without the unit drain a group is pending at the back edge
-    assert any("back edge" in v for v in _wgmma_hazards(_rendered_unit_loop(80, PTX.replace(gen.UNIT_DRAIN, ""))))
 
 
 def _dispatch():

@@ -96,65 +96,15 @@ UNIT_DRAIN = ("    wgmma.wait_group.sync.aligned 0;          "
               "// UNIT DRAIN: nothing pending across the back edge (header)\n")
 
 
-_PIECE = re.compile(r"^    // ---- piece (\d+): B fragments \(set [XYZW]\) and two wgmma k16 steps\n", re.M)
-_FENCE = "    wgmma.fence.sync.aligned;\n"
-_COMMIT = "    wgmma.commit_group.sync.aligned;\n"
-_PREFETCH = "    // ---- prefetch:"
-_ODD_DECODE = "    shf.l.wrap.b32 %xr, %pw0, %pw0, 3;\n"  # an odd piece's decode starts on its prefetched words
-_PIECE_WAIT = "    wgmma.wait_group.sync.aligned 1;  // <= WG_WAIT groups pending: set "
-#: the wait that opens a sub-step in SUB-STEP BATCH (the header): nothing of the warpgroup in flight
-BATCH_WAIT = "    wgmma.wait_group.sync.aligned 0;  // SUB-STEP BATCH: nothing in flight while both pieces decode; set "
-BATCH_ISSUE = "    // ---- SUB-STEP BATCH: both pieces' four wgmmas in one group\n"
-BATCH_RELEASE = "    // ---- SUB-STEP BATCH: the previous sub-step's group completed before this one's decode\n"
-
-
-def batch_substeps(loop: str) -> str:
-    """The unit loop with each k64 sub-step's two pieces issued as one group (SUB-STEP BATCH in the header): the
-    sub-step opens with wait_group 0, decodes both pieces, then issues their four wgmmas behind one fence and one
-    commit; the previous sub-step's a16 release (which followed the odd piece's wait) follows that commit.  Every
-    other line is the dual's, in its order."""
-    marks = [(m.start(), int(m.group(1))) for m in _PIECE.finditer(loop)]
-    if [p for _, p in marks] != list(range(8)):
-        raise ValueError(f"expected the unit loop's pieces 0..7 in order, found {[p for _, p in marks]}")
-    out, pos = [], 0
-    for s in range(4):
-        even_at, odd_at = marks[2 * s][0], marks[2 * s + 1][0]
-        odd_end = marks[2 * s + 2][0] if s < 3 else len(loop)
-        out.append(loop[pos:even_at])  # the sub-step's descriptor set-up (and, for s = 0, the unit's top)
-        even, odd = loop[even_at:odd_at], loop[odd_at:odd_end]
-        piece, prefetch = even[:even.index(_PREFETCH)], even[even.index(_PREFETCH):]
-        if piece.count(_PIECE_WAIT) != 1 or piece.count(_FENCE) != 1 or piece.count(_COMMIT) != 1:
-            raise ValueError(f"piece {2 * s}: expected one wait_group, fence and commit")
-        f, c = piece.index(_FENCE), piece.index(_COMMIT)
-        decode_even, issue_even, after_even = piece[:f], piece[f:c], piece[c + len(_COMMIT):]
-        decode_even = decode_even.replace(_PIECE_WAIT, BATCH_WAIT)
-        head, rest = odd[:odd.index(_ODD_DECODE)], odd[odd.index(_ODD_DECODE):]
-        if rest.count(_FENCE) != 1 or rest.count(_COMMIT) != 1 or head.count(_PIECE_WAIT) != 1:
-            raise ValueError(f"piece {2 * s + 1}: expected one wait_group, fence and commit")
-        f, c = rest.index(_FENCE), rest.index(_COMMIT)
-        decode_odd, issue_odd, after_odd = rest[:f], rest[f + len(_FENCE):c + len(_COMMIT)], rest[c + len(_COMMIT):]
-        marker, release = head[:head.index("\n") + 1], head[head.index("\n") + 1:]
-        out.append(decode_even + after_even + prefetch + marker + decode_odd + BATCH_ISSUE + issue_even + issue_odd
-                   + BATCH_RELEASE + release + after_odd)
-        pos = odd_end
-    text = "".join(out)
-    if text.count(_FENCE) != 4 or text.count(_COMMIT) != 4 or text.count("wgmma.mma_async") != 16:
-        raise ValueError("the batched unit loop must hold 4 fences, 4 commits and 16 wgmmas")
-    return text
-
-
-def unit_loop_variant(loop: str, n: int, drain: bool = True, batch: bool = True) -> str:
+def unit_loop_variant(loop: str, n: int, drain: bool = True) -> str:
     """The unit loop with m64n{n}k16 wgmmas on accumulators 0..n/2-1 and its labels suffixed _N{n}; ``drain``: its
-    wgmmas waited for at the end of every unit (UNIT_DRAIN); ``batch``: each sub-step's pieces issued as one group
-    (SUB-STEP BATCH)."""
+    wgmmas waited for at the end of every unit (UNIT_DRAIN)."""
     full = acc_list(ACC)
     found = loop.count(full)
     if found != 16 or loop.count("m64n256k16") != 16:
         raise ValueError(f"expected 16 m64n256k16 wgmmas on 128 accumulators in the unit loop, found {found}")
     if loop.count(_STAGE_RELEASE) != 1:
         raise ValueError("expected the unit loop's stage release once")
-    if batch:
-        loop = batch_substeps(loop)
     text = loop.replace("m64n256k16", f"m64n{n}k16").replace(full, acc_list(n // 2))
     if drain:
         text = text.replace(_STAGE_RELEASE, UNIT_DRAIN + _STAGE_RELEASE)
@@ -263,13 +213,6 @@ def header(step: int = TOKEN_STEP, early_ctas: bool = True) -> str:
 //     208 1350 / 2211 / 2544 ns against 1394 / 2255 / 2595.  The N <= 128 loops still run slower than the GEMM's
 //     identical loop (session 32: with a loop of more than 64 accumulators in the function, the small loops' wgmmas
 //     issue slowly; the cause is open).
-//     SUB-STEP BATCH: each k64 sub-step opens with wait_group 0, decodes both its pieces (fragment sets X and Y, or Z
-//     and W), then issues their four wgmmas behind one wgmma.fence as one commit group, and only then releases the
-//     previous sub-step's a16 buffer (after wait_group 1: that group is complete).  The dual's loop issues each piece
-//     as its own group with one group in flight.  Here a warpgroup decodes with nothing of its own in flight (the
-//     other warpgroup's wgmmas keep the pipe busy), has two independent decode chains to interleave, and pays one
-//     fence and one issue wait per two pieces; ptxas keeps the loops unserialised (wait_group 1 at the sub-step's
-//     start, with two sets in flight during the decode, brought C7511 back).
 //
 // STREAM-K REDUCTION (deterministic)
 //   A tile whose units lie in one cluster's run goes straight to the epilogue.  Otherwise every
