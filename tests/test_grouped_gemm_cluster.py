@@ -14,7 +14,8 @@ CPU part:
 * the TMA-store epilogue: every accumulator's offset in its box against TMA's 128B swizzle, no bank
   conflicts, the order of waits, barriers, fences and stores in the text, a replay of the two boxes'
   bulk groups, the c map's rules and the table's flag;
-* argument validation and assembly without spills.
+* a replay of every unit loop's wgmma groups (fragment registers, fences, a16 releases, the back edge);
+* argument validation and assembly without spills or serialised wgmmas.
 
 GPU part (``@pytest.mark.gpu``): the competition cases and ragged groups, both distributions,
 NaN-poisoned outputs, forced splits and long runs, every cluster size and buffer count, determinism,
@@ -90,6 +91,85 @@ def test_each_token_variant_is_the_dual_loop_with_its_wgmma_shape():
         assert gen.unit_loop_variant(loop, n, drain=False) == text.replace(gen.UNIT_DRAIN, "")
         assert f"UNIT_LOOP_N{n}:" in PTX and f"@%p_more bra UNIT_LOOP_N{n};" in PTX
 
+
+
+_FRAG = re.compile(r"%[xyzw][ab][0-3]\b")
+
+
+def _wgmma_hazards(body: str, units: int = 2) -> list:
+    """Replay a rendered unit loop's text ``units`` times, straight through (every spin loop once), tracking the
+    warpgroup's wgmma groups: which fragment registers each open or pending group reads and which k64 sub-step it
+    belongs to.  Returns the violations: a fragment register written while a group reading it is in flight, a wgmma
+    whose fragments were written after the last wgmma.fence, an a16 buffer released (an ``@%p_rel`` arrive, for the
+    previous sub-step) while a group of that or an earlier sub-step is pending, and anything pending at the end of a
+    unit (the back edge: the UNIT DRAIN)."""
+    bad, pending, open_g, dirty, step = [], [], None, set(), -1
+    for u in range(units):
+        stmt = ""
+        for ln in body.split("\n"):
+            m = re.search(r"k64 sub-step (\d) of the stage", ln)
+            if m:
+                step = 4 * u + int(m.group(1))
+            stmt += " " + ln.split("//")[0].strip()  # a wgmma spans three lines: replay whole statements
+            if not stmt.strip().endswith((";", ":")):
+                continue
+            code, stmt = stmt.strip(), ""
+            if code.startswith("wgmma.mma_async"):
+                regs = set(_FRAG.findall(code))
+                if regs & dirty:
+                    bad.append(f"unit {u} step {step}: wgmma reads {sorted(regs & dirty)} written after the fence")
+                open_g = open_g or (set(), step)
+                open_g[0].update(regs)
+            elif code.startswith("wgmma.commit_group"):
+                pending.append(open_g)
+                open_g = None
+            elif code.startswith("wgmma.wait_group"):
+                k = int(re.search(r"aligned (\d+);", code).group(1))
+                pending = pending[len(pending) - k:] if k else []
+            elif code.startswith("wgmma.fence"):
+                dirty = set()
+            elif code.startswith("@%p_rel") and "mbarrier.arrive" in code:
+                if any(g[1] <= step - 1 for g in pending):
+                    bad.append(f"unit {u} step {step}: a16 buffer released with an older group pending")
+            else:
+                dst = re.match(r"(?:@!?%\w+\s+)?[a-z][\w.:]*\s+(%[xyzw][ab][0-3])\b", code)
+                if dst:
+                    r = dst.group(1)
+                    if any(r in g[0] for g in pending) or (open_g and r in open_g[0]):
+                        bad.append(f"unit {u} step {step}: {r} written while a wgmma reading it is in flight")
+                    dirty.add(r)
+        if pending or open_g:
+            bad.append(f"unit {u}: {len(pending)} group(s) pending at the back edge")
+    return bad
+
+
+def _rendered_unit_loop(n: int, text: str | None = None) -> str:
+    from nvfp4rt.assemble import as_ptx_source
+
+    src = as_ptx_source(PTX if text is None else text, "sm_90a", GC.kernel_constants()).text
+    start = src.index(f"UNIT_LOOP_N{n}:\n")
+    return src[start:src.index(f"    @%p_more bra UNIT_LOOP_N{n};", start)]
+
+
+@pytest.mark.parametrize("n", [32, 80, 160, 256])
+def test_unit_loops_have_no_wgmma_register_or_a16_hazards(n):
+    assert _wgmma_hazards(_rendered_unit_loop(n)) == []
+
+
+def test_wgmma_hazard_replay_catches_mutations():
+    gen = _generator()
+    body = _rendered_unit_loop(80)
+    # no wait inside the unit (only the drain): a fragment set is rewritten under the group that reads it, and the
+    # previous sub-step's a16 buffer goes back while its last group runs
+    found = _wgmma_hazards(body.replace("    wgmma.wait_group.sync.aligned 1;", "    //"))
+    assert any("in flight" in v for v in found) and any("a16 buffer released" in v for v in found)
+    # piece 1's fence moved in front of its decode: its wgmmas read fragments written after the fence
+    i = body.index("    // ---- piece 1:")
+    f = body.index("    wgmma.fence.sync.aligned;\n", i)
+    moved = body[:i] + "    wgmma.fence.sync.aligned;\n" + body[i:f] + body[f + len("    wgmma.fence.sync.aligned;\n"):]
+    assert any("after the fence" in v for v in _wgmma_hazards(moved))
+    # without the unit drain the last piece's group is pending at the back edge
+    assert any("back edge" in v for v in _wgmma_hazards(_rendered_unit_loop(80, PTX.replace(gen.UNIT_DRAIN, ""))))
 
 def _dispatch():
     """The SEG_LOOP's jump table: [(rows <= r, label)] then the fall-through label."""
