@@ -3,7 +3,7 @@
 CPU part:
 * the committed kernel is what tools/gen_grouped_gemm_cluster_ptx.py writes; each token variant's unit
   loop is the dual's m64n256k16 loop with only the wgmma shape, its accumulator list and its labels
-  changed; the consumers dispatch a tile of r rows to N = 32*ceil(r/32);
+  changed (and the unit drain added); the consumers dispatch a tile of r rows to N = max(32, 16*ceil(r/16));
 * the problem table and the grouped decode table: the byte offsets the PTX reads are where the host
   writes them; the tensor-map buffer order;
 * the schedule: the launch order (most rows first) and the table rows that follow it; the unit runs cover
@@ -92,7 +92,6 @@ def test_each_token_variant_is_the_dual_loop_with_its_wgmma_shape():
         assert f"UNIT_LOOP_N{n}:" in PTX and f"@%p_more bra UNIT_LOOP_N{n};" in PTX
 
 
-
 _FRAG = re.compile(r"%[xyzw][ab][0-3]\b")
 
 
@@ -170,6 +169,7 @@ def test_wgmma_hazard_replay_catches_mutations():
     assert any("after the fence" in v for v in _wgmma_hazards(moved))
     # without the unit drain the last piece's group is pending at the back edge
     assert any("back edge" in v for v in _wgmma_hazards(_rendered_unit_loop(80, PTX.replace(gen.UNIT_DRAIN, ""))))
+
 
 def _dispatch():
     """The SEG_LOOP's jump table: [(rows <= r, label)] then the fall-through label."""
