@@ -277,6 +277,19 @@ class CubinCache:
         out.sort(key=lambda e: (e.mtime, e.key))
         return out
 
+    def resolve(self, prefix: str) -> str:
+        """The one stored key that starts with ``prefix`` (at least 4 lowercase hex digits, as ``cache ls`` prints
+        them).  Raises ValueError for a malformed prefix, KeyError when no key or several keys match."""
+        if not isinstance(prefix, str) or len(prefix) < 4 or any(c not in "0123456789abcdef" for c in prefix):
+            raise ValueError(f"key must be at least 4 lowercase hex digits of a cached key, got {prefix!r}")
+        found = [e.key for e in self.entries() if e.key.startswith(prefix)]
+        if not found:
+            raise KeyError(f"no cached cubin in {self.directory} has a key starting with {prefix!r}")
+        if len(found) > 1:
+            raise KeyError(f"{len(found)} cached cubins have keys starting with {prefix!r}: "
+                           + ", ".join(k[:16] for k in found[:4]) + (" ..." if len(found) > 4 else ""))
+        return found[0]
+
     def size_bytes(self) -> int:
         """Total bytes of stored entries."""
         return sum(e.size for e in self.entries())

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Sequence
 
 __all__ = ["main", "build_parser"]
@@ -160,11 +161,23 @@ def _cmd_info(args) -> int:
 # --------------------------------------------------------------------------- cache
 
 def _add_cache(sub) -> None:
-    p = sub.add_parser("cache", help="list or clear the compiled-kernel cache (no GPU needed)")
-    csub = p.add_subparsers(dest="cache_cmd", metavar="{ls,clear}")
+    p = sub.add_parser("cache", help="list, inspect or clear the compiled-kernel cache (no GPU needed)")
+    csub = p.add_subparsers(dest="cache_cmd", metavar="{ls,show,export,sass,clear}")
     csub.required = True
     ls = csub.add_parser("ls", help="list cached cubins")
     ls.set_defaults(func=_cmd_cache_ls)
+    key_help = "the entry: its key or a unique prefix of it (4 hex digits at least), as `cache ls` prints it"
+    show = csub.add_parser("show", help="one entry's kernels and their machine-code size")
+    show.add_argument("key", help=key_help)
+    show.set_defaults(func=_cmd_cache_show)
+    exp = csub.add_parser("export", help="write one entry's cubin (without the cache's header) to a file")
+    exp.add_argument("key", help=key_help)
+    exp.add_argument("-o", "--output", help="the file to write (default: <key>.cubin here)")
+    exp.set_defaults(func=_cmd_cache_export)
+    sa = csub.add_parser("sass", help="one entry's SASS (needs cuobjdump or nvdisasm from the CUDA toolkit)")
+    sa.add_argument("key", help=key_help)
+    sa.add_argument("-o", "--output", help="write the SASS to this file instead of standard output")
+    sa.set_defaults(func=_cmd_cache_sass)
     cl = csub.add_parser("clear", help="remove every cached cubin")
     cl.set_defaults(func=_cmd_cache_clear)
 
@@ -182,6 +195,81 @@ def _cmd_cache_ls(args) -> int:
     for e in entries:
         when = dt.datetime.fromtimestamp(e.mtime, dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%SZ")
         print(f"  {e.key}  {_human_bytes(e.size):>10}  {when}")
+    return EXIT_OK
+
+
+def _cached_cubin(key: str) -> tuple[str, bytes] | None:
+    """(full key, cubin) of the entry ``key`` names, or None after an error line on stderr."""
+    from .cache import default_cache
+
+    cache = default_cache()
+    try:
+        full = cache.resolve(key)
+    except (ValueError, KeyError) as e:
+        print(f"nvfp4rt cache: {e.args[0]}", file=sys.stderr)
+        return None
+    payload = cache.get(full)
+    if payload is None:
+        print(f"nvfp4rt cache: entry {full[:16]} is not a valid cache entry (removed; it is rebuilt on next use)",
+              file=sys.stderr)
+        return None
+    return full, payload
+
+
+def _cmd_cache_show(args) -> int:
+    from .cubin import kernels
+
+    got = _cached_cubin(args.key)
+    if got is None:
+        return EXIT_FAIL
+    full, payload = got
+    try:
+        found = kernels(payload)
+    except ValueError as e:
+        print(f"nvfp4rt cache: entry {full[:16]}: {e}", file=sys.stderr)
+        return EXIT_FAIL
+    print(f"{full}  {_human_bytes(len(payload))} cubin")
+    for name, code in found.items():
+        print(f"  {name}  {_human_bytes(code)} of machine code")
+    return EXIT_OK
+
+
+def _cmd_cache_export(args) -> int:
+    got = _cached_cubin(args.key)
+    if got is None:
+        return EXIT_FAIL
+    full, payload = got
+    out = Path(args.output) if args.output else Path(f"{full}.cubin")
+    try:
+        out.write_bytes(payload)
+    except OSError as e:
+        print(f"nvfp4rt cache: cannot write {out}: {e}", file=sys.stderr)
+        return EXIT_FAIL
+    print(f"wrote {out} ({_human_bytes(len(payload))})")
+    return EXIT_OK
+
+
+def _cmd_cache_sass(args) -> int:
+    from .cubin import DisassemblerNotFound, sass
+
+    got = _cached_cubin(args.key)
+    if got is None:
+        return EXIT_FAIL
+    full, payload = got
+    try:
+        text = sass(payload)
+    except (DisassemblerNotFound, RuntimeError, ValueError) as e:
+        print(f"nvfp4rt cache: entry {full[:16]}: {e}", file=sys.stderr)
+        return EXIT_FAIL
+    if args.output:
+        try:
+            Path(args.output).write_text(text)
+        except OSError as e:
+            print(f"nvfp4rt cache: cannot write {args.output}: {e}", file=sys.stderr)
+            return EXIT_FAIL
+        print(f"wrote {args.output} ({text.count(chr(10))} lines)")
+    else:
+        sys.stdout.write(text)
     return EXIT_OK
 
 

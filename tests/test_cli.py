@@ -1,5 +1,5 @@
 """CPU tests of the ``nvfp4rt`` command: argument parsing, the no-GPU behaviour of
-``info`` and ``bench``, ``cache ls/clear`` without a GPU, and ``bench --render``."""
+``info`` and ``bench``, ``cache ls/show/export/sass/clear`` without a GPU, and ``bench --render``."""
 import json
 import os
 import subprocess
@@ -55,6 +55,10 @@ def test_info_and_cache_parse():
     assert p.parse_args(["info", "--remeasure"]).remeasure is True
     assert p.parse_args(["cache", "ls"]).func is cli._cmd_cache_ls
     assert p.parse_args(["cache", "clear"]).func is cli._cmd_cache_clear
+    assert p.parse_args(["cache", "show", "abcd"]).func is cli._cmd_cache_show
+    args = p.parse_args(["cache", "export", "abcd", "-o", "k.cubin"])
+    assert args.func is cli._cmd_cache_export and args.key == "abcd" and args.output == "k.cubin"
+    assert p.parse_args(["cache", "sass", "abcd"]).func is cli._cmd_cache_sass
 
 
 def test_lab_registration_hook_is_in_the_subcommand_list():
@@ -125,6 +129,57 @@ def test_cache_clear_removes_entries_but_not_the_ceilings(cache_dir, capsys):
     assert "removed 1 entries" in capsys.readouterr().out
     assert not list(cache_dir.glob("*.cubin"))
     assert (cache_dir / "ceilings.json").exists()
+
+
+def _cached(cache_dir, key: str, sections: dict) -> bytes:
+    from nvfp4rt.cache import CubinCache
+    from test_cubin import elf
+
+    blob = elf(sections)
+    CubinCache(cache_dir).put(key, blob)
+    return blob
+
+
+def test_cache_show_names_the_kernels_of_an_entry_by_prefix(cache_dir, capsys):
+    _cached(cache_dir, "ab" * 32, {".text.gemm_kernel": 4096, ".nv.info.gemm_kernel": 16, ".text.decode": 512})
+    assert cli.main(["cache", "show", "abab"]) == 0
+    out = capsys.readouterr().out
+    assert "ab" * 32 in out and "gemm_kernel  4.0 KiB of machine code" in out and "decode  512 B" in out
+
+
+def test_cache_export_writes_the_cubin_without_the_header(cache_dir, tmp_path, capsys):
+    blob = _cached(cache_dir, "ab" * 32, {".text.k": 64})
+    out = tmp_path / "k.cubin"
+    assert cli.main(["cache", "export", "abab", "-o", str(out)]) == 0
+    assert out.read_bytes() == blob and (cache_dir / f"{'ab' * 32}.cubin").read_bytes() != blob
+
+
+@pytest.mark.parametrize("key,match", [("abab", "2 cached cubins have keys starting with 'abab'"),
+                                       ("cdcd", "no cached cubin"), ("ab", "at least 4 lowercase hex"),
+                                       ("ABAB", "at least 4 lowercase hex")])
+def test_cache_entry_commands_name_a_bad_key(cache_dir, capsys, key, match):
+    _cached(cache_dir, "abab" + "0" * 60, {".text.k": 64})
+    _cached(cache_dir, "abab" + "1" * 60, {".text.k": 64})
+    for cmd in ("show", "export", "sass"):
+        assert cli.main(["cache", cmd, key]) == 1
+        assert match in capsys.readouterr().err
+
+
+def test_cache_sass_without_a_disassembler_says_so(cache_dir, capsys, monkeypatch):
+    from nvfp4rt import cubin
+
+    _cached(cache_dir, "ab" * 32, {".text.k": 64})
+    monkeypatch.setattr(cubin, "find_disassembler", lambda: None)
+    assert cli.main(["cache", "sass", "abab"]) == 1
+    assert "no CUDA disassembler found: cuobjdump or nvdisasm" in capsys.readouterr().err
+
+
+def test_cache_show_rejects_an_entry_that_is_no_cubin(cache_dir, capsys):
+    from nvfp4rt.cache import CubinCache
+
+    CubinCache(cache_dir).put("ab" * 32, b"not an elf file")
+    assert cli.main(["cache", "show", "abab"]) == 1
+    assert "not an ELF file" in capsys.readouterr().err
 
 
 def test_cache_ls_as_a_process(cache_dir):
