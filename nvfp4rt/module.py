@@ -3,7 +3,9 @@
 ``load()`` renders the PTX, looks for a cubin in the content-addressed cache
 (:mod:`nvfp4rt.cache`), JIT-links on a miss (``cuLinkCreate`` /
 ``cuLinkAddData`` / ``cuLinkComplete``), and loads the cubin with
-``cuModuleLoadData``.  The driver JIT compiles for the device of the current
+``cuModuleLoadData``.  ``compiler="driver"`` (the driver's whole-program JIT)
+or ``"ptxas"`` (the toolkit's assembler) build instead; ``$NVFP4RT_COMPILER``
+picks one for every load.  Only those two honour ``setmaxnreg`` (COMPILERS).  The driver JIT compiles for the device of the current
 context (the PTX ``.target`` line, e.g. ``sm_90a``, says which features the
 code may use); the device's arch is part of the cache key.
 
@@ -22,13 +24,15 @@ import threading
 import time
 import weakref
 from dataclasses import dataclass
+from functools import lru_cache
 
 from . import driver
 from .assemble import as_ptx_source, format_diagnostics, parse_diagnostics
 from .cache import CubinCache, default_cache
 from .ptxsource import EntrySignature, PtxSource
 
-__all__ = ["Kernel", "KernelAttributes", "Module", "PtxCompileError", "link_ptx", "load", "normalize_jit_options"]
+__all__ = ["COMPILERS", "DEFAULT_COMPILER", "Kernel", "KernelAttributes", "Module", "PtxCompileError", "link_ptx",
+           "load", "normalize_jit_options", "ptxas_arguments", "resolve_compiler"]
 
 _log = logging.getLogger(__name__)
 
@@ -178,18 +182,108 @@ def _resolve_device(device) -> driver.Device:
     raise TypeError(f"device must be a Device, an ordinal or None, got {type(device).__name__}")
 
 
+# ---------------------------------------------------------------------- compilers
+
+#: How ``load`` turns PTX into machine code (``compiler=``, or ``$NVFP4RT_COMPILER``):
+#:
+#: * ``"link"`` (the default): the driver's JIT linker (``cuLinkCreate`` / ``cuLinkAddData`` / ``cuLinkComplete``),
+#:   the cubin kept in nvfp4rt's cache.  The linker compiles PTX as one of several compilation units: it ignores
+#:   ``setmaxnreg`` (the JIT log's C7504), so a warp-specialised kernel's consumers get the block's average register
+#:   count.
+#: * ``"driver"``: the driver's JIT without the linker (``cuModuleLoadDataEx`` on the PTX text), a whole program, so
+#:   ``setmaxnreg`` holds.  The driver returns no cubin: nvfp4rt's cache is not used (the driver keeps its own JIT
+#:   cache).
+#: * ``"ptxas"``: the CUDA toolkit's ``ptxas`` (a whole program, ``setmaxnreg`` holds), the cubin kept in nvfp4rt's
+#:   cache under a key that names the ptxas release; FileNotFoundError where no ptxas is installed.
+#:
+#: Measured on the H100 (docs/device-logs/2026-11-28-session42/, runs 10-11): the grouped cluster kernel runs
+#: competition case 2 in 63.9-64.1 us built by "driver" or "ptxas", against 70.9-71.0 by "link"; same bits.
+COMPILERS = ("link", "driver", "ptxas")
+DEFAULT_COMPILER = "link"
+COMPILER_ENV = "NVFP4RT_COMPILER"
+
+#: JIT options that ptxas takes as command-line arguments (the others have no ptxas form)
+_PTXAS_ARGS = {
+    "CU_JIT_MAX_REGISTERS": lambda v: [f"--maxrregcount={v}"],
+    "CU_JIT_OPTIMIZATION_LEVEL": lambda v: [f"-O{min(v, 3)}"],
+    "CU_JIT_GENERATE_LINE_INFO": lambda v: ["-lineinfo"] if v else [],
+    "CU_JIT_GENERATE_DEBUG_INFO": lambda v: ["-g"] if v else [],
+    "CU_JIT_FMA": lambda v: [f"--fmad={'true' if v else 'false'}"],
+    "CU_JIT_THREADS_PER_BLOCK": lambda v: [f"--maxntid={v}"],
+    "CU_JIT_MIN_CTA_PER_SM": lambda v: [f"--minnctapersm={v}"],
+}
+
+
+def resolve_compiler(compiler: str | None = None) -> str:
+    """``compiler`` if given, else ``$NVFP4RT_COMPILER`` if set, else DEFAULT_COMPILER; one of COMPILERS."""
+    name = compiler if compiler is not None else (os.environ.get(COMPILER_ENV, "").strip() or DEFAULT_COMPILER)
+    if name not in COMPILERS:
+        where = "compiler" if compiler is not None else f"${COMPILER_ENV}"
+        raise ValueError(f"{where} must be one of {COMPILERS}, got {name!r}")
+    return name
+
+
+def ptxas_arguments(options: dict[str, int]) -> list[str]:
+    """The ptxas command-line arguments for normalised JIT ``options``; ValueError naming any option ptxas has no
+    form for (CU_JIT_FTZ, CU_JIT_PREC_DIV, CU_JIT_PREC_SQRT)."""
+    missing = sorted(set(options) - set(_PTXAS_ARGS))
+    if missing:
+        raise ValueError(f"JIT options {missing} have no ptxas form; use compiler='link' or 'driver'")
+    return [a for name, value in options.items() for a in _PTXAS_ARGS[name](value)]
+
+
+@lru_cache(maxsize=8)
+def _ptxas_release(exe: str) -> str:
+    """The release line of ``exe --version`` (part of the cache key of what it builds)."""
+    import subprocess
+
+    out = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=60).stdout.strip()
+    return out.splitlines()[-1] if out else exe
+
+
+def _ptxas_build(source: PtxSource, arch: str, options: dict[str, int]) -> tuple[bytes, str]:
+    """Assemble ``source`` for ``arch`` with the toolkit's ptxas: ``(cubin, ptxas -v log)``."""
+    from .assemble import assemble
+
+    report = assemble(source, arch, extra_args=ptxas_arguments(options))
+    return report.cubin, report.log
+
+
+def _driver_load(source: PtxSource, device: driver.Device, options: dict[str, int]) -> tuple[object, str]:
+    """Load ``source`` with the driver's JIT as a whole program (``cuModuleLoadDataEx``): ``(module handle, info
+    log)``; PtxCompileError with the JIT's log when it fails."""
+    device.activate()
+    jo = driver.raw.CUjit_option
+    info_buf = bytearray(LOG_BUFFER_BYTES)
+    error_buf = bytearray(LOG_BUFFER_BYTES)
+    keys = [jo.CU_JIT_INFO_LOG_BUFFER, jo.CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
+            jo.CU_JIT_ERROR_LOG_BUFFER, jo.CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, jo.CU_JIT_LOG_VERBOSE]
+    values: list = [info_buf, LOG_BUFFER_BYTES, error_buf, LOG_BUFFER_BYTES, 1]
+    for name, value in options.items():
+        keys.append(getattr(jo, name))
+        values.append(value)
+    data = source.text.encode() + b"\0"
+    try:
+        handle = driver.call("cuModuleLoadDataEx", data, len(keys), keys, values)
+    except driver.CudaError as exc:
+        raise PtxCompileError(exc.call, exc.result, source, _log_text(error_buf), _log_text(info_buf)) from None
+    return handle, _log_text(info_buf)
+
+
 # ---------------------------------------------------------------------- modules
 
 _DEFAULT = object()
 
 
 def load(source_or_path, *, constants: dict | None = None, device=None, target: str | None = None,
-         options: dict | None = None, cache=_DEFAULT, ptx_version: str | None = None) -> "Module":
+         options: dict | None = None, cache=_DEFAULT, ptx_version: str | None = None,
+         compiler: str | None = None) -> "Module":
     """Load PTX (a path, PTX text or a :class:`PtxSource`) as a :class:`Module`.
 
     ``target`` fills ``{{TARGET}}`` (default: the device's arch, e.g. sm_90a).
     ``cache`` is a :class:`CubinCache`, None/False for no caching, or the
     default (:func:`nvfp4rt.cache.default_cache`, which follows the environment).
+    ``compiler`` is one of COMPILERS (default: ``$NVFP4RT_COMPILER``, else "link"; see COMPILERS).
     """
     # validate everything that needs no GPU first, so mistakes surface anywhere
     if target is not None and not isinstance(target, str):
@@ -201,6 +295,9 @@ def load(source_or_path, *, constants: dict | None = None, device=None, target: 
     if not isinstance(source_or_path, (PtxSource, str, os.PathLike)):
         raise TypeError(f"source must be a PtxSource, a path or PTX text (str), got {type(source_or_path).__name__}")
     opts = normalize_jit_options(options)
+    compiler = resolve_compiler(compiler)
+    if compiler == "ptxas":
+        ptxas_arguments(opts)  # an option ptxas cannot take fails here, before any GPU work
     if cache is _DEFAULT:
         cache = default_cache()
     elif cache is None or cache is False:
@@ -216,21 +313,41 @@ def load(source_or_path, *, constants: dict | None = None, device=None, target: 
 
     t0 = time.perf_counter()
     jit_log = ""
+    if compiler == "driver":
+        handle, jit_log = _driver_load(source, dev, opts)
+        return Module(handle, dev, source, b"", key=None, from_cache=False, load_seconds=time.perf_counter() - t0,
+                      jit_log=jit_log, compiler=compiler)
 
     def build() -> bytes:
         nonlocal jit_log
-        cubin, jit_log = _jit_link(source, dev, opts)
+        if compiler == "ptxas":
+            cubin, jit_log = _ptxas_build(source, arch, opts)
+        else:
+            cubin, jit_log = _jit_link(source, dev, opts)
         return cubin
 
     if cache is not None:
-        key = cache.key(source.text, arch, opts, driver_version=driver.driver_version())
+        # "link" keys stay as they were; a ptxas build's key also names the ptxas release
+        key_opts = opts if compiler == "link" else {**opts, "nvfp4rt_compiler": _compiler_tag()}
+        key = cache.key(source.text, arch, key_opts, driver_version=driver.driver_version())
         cubin, hit = cache.get_or_build(key, build)
     else:
         key, cubin, hit = None, build(), False
     dev.activate()
     handle = driver.call("cuModuleLoadData", cubin)
     elapsed = time.perf_counter() - t0
-    return Module(handle, dev, source, cubin, key=key, from_cache=hit, load_seconds=elapsed, jit_log=jit_log)
+    return Module(handle, dev, source, cubin, key=key, from_cache=hit, load_seconds=elapsed, jit_log=jit_log,
+                  compiler=compiler)
+
+
+def _compiler_tag() -> str:
+    from .assemble import find_ptxas
+
+    exe = find_ptxas()
+    if exe is None:
+        raise FileNotFoundError("compiler='ptxas' needs the CUDA toolkit's ptxas: none on PATH, in $CUDA_HOME/bin or "
+                                "/usr/local/cuda/bin")
+    return "ptxas " + _ptxas_release(exe)
 
 
 def _unload(handle, device: driver.Device) -> None:
@@ -244,14 +361,16 @@ def _unload(handle, device: driver.Device) -> None:
 class Module:
     """A loaded cubin.  Get kernels with :meth:`kernel`; unloaded on :meth:`close` or GC.
 
-    Attributes: ``device``, ``source`` (rendered PTX), ``cubin`` (bytes),
+    Attributes: ``device``, ``source`` (rendered PTX), ``cubin`` (bytes; empty when ``compiler`` is "driver"),
+    ``compiler`` (which of COMPILERS built it),
     ``key`` (cache key or None), ``from_cache`` (True on a cache hit),
     ``load_seconds`` (render-to-loaded wall time), ``jit_log`` (JIT info log
     when this load compiled), ``entries`` (name -> :class:`EntrySignature`).
     """
 
     def __init__(self, handle, device: driver.Device, source: PtxSource, cubin: bytes, *, key: str | None,
-                 from_cache: bool, load_seconds: float, jit_log: str = ""):
+                 from_cache: bool, load_seconds: float, jit_log: str = "", compiler: str = DEFAULT_COMPILER):
+        self.compiler = compiler
         self.handle = handle
         self.device = device
         self.source = source

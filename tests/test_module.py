@@ -15,7 +15,8 @@ import pytest
 from conftest import requires_gpu
 from nvfp4rt import driver
 from nvfp4rt.cache import CubinCache
-from nvfp4rt.module import Kernel, PtxCompileError, link_ptx, load, normalize_jit_options
+from nvfp4rt.module import (COMPILERS, Kernel, PtxCompileError, link_ptx, load, normalize_jit_options,
+                            ptxas_arguments, resolve_compiler)
 from nvfp4rt.ptxsource import PtxSource, ptx_dir
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -68,6 +69,8 @@ def test_bad_jit_options_are_rejected(options, error, match):
     (dict(device=True), TypeError, "device"),
     (dict(target=90), TypeError, "target"),
     (dict(source_or_path=PtxSource(".version 8.7\n"), constants={"A": 1}), ValueError, "already rendered"),
+    (dict(compiler="nvcc"), ValueError, r"compiler must be one of \('link', 'driver', 'ptxas'\)"),
+    (dict(compiler="ptxas", options={"ftz": 1}), ValueError, "have no ptxas form"),
 ])
 def test_load_validates_arguments_before_touching_the_gpu(kwargs, error, match):
     # on a machine without a GPU an unchecked argument would surface as CudaUnavailableError instead
@@ -76,6 +79,80 @@ def test_load_validates_arguments_before_touching_the_gpu(kwargs, error, match):
     with pytest.raises(error, match=match):
         load(src, **args)
 
+
+
+# ---------------------------------------------------------------------- CPU: the compiler choice
+
+def test_compiler_comes_from_the_argument_then_the_environment(monkeypatch):
+    monkeypatch.delenv("NVFP4RT_COMPILER", raising=False)
+    assert resolve_compiler() == "link" and COMPILERS == ("link", "driver", "ptxas")
+    monkeypatch.setenv("NVFP4RT_COMPILER", "ptxas")
+    assert resolve_compiler() == "ptxas" and resolve_compiler("driver") == "driver"
+    monkeypatch.setenv("NVFP4RT_COMPILER", "fast")
+    with pytest.raises(ValueError, match=r"\$NVFP4RT_COMPILER must be one of .* got 'fast'"):
+        resolve_compiler()
+    with pytest.raises(ValueError, match="compiler must be one of"):
+        resolve_compiler("LINK")
+
+
+def test_ptxas_arguments_map_the_jit_options():
+    opts = normalize_jit_options({"max_registers": 64, "optimization_level": 4, "generate_line_info": True,
+                                  "fma": False, "threads_per_block": 384, "min_cta_per_sm": 1})
+    assert ptxas_arguments(opts) == ["--fmad=false", "-lineinfo", "--maxrregcount=64", "--minnctapersm=1", "-O3",
+                                     "--maxntid=384"]
+    with pytest.raises(ValueError, match=r"\['CU_JIT_FTZ', 'CU_JIT_PREC_DIV'\] have no ptxas form"):
+        ptxas_arguments(normalize_jit_options({"ftz": 1, "prec_div": 0}))
+
+
+def _warp_specialised(live: int) -> str:
+    """A 384-thread kernel whose consumers (warpgroups 1, 2) raise their registers to 232 with setmaxnreg and keep
+    ``live`` values alive at once; the producers (warpgroup 0) lower theirs to 40."""
+    loads = "\n".join(f"    ld.global.volatile.u32 %r{i}, [%p+{4 * i}];" for i in range(live))
+    mix = "\n".join(f"    mad.lo.u32 %acc, %acc, %r{i}, %r{(7 * i) % live};" for i in range(live))
+    again = "\n".join(f"    xor.b32 %acc, %acc, %r{(13 * i) % live};" for i in range(live))
+    return f""".version 8.7
+.target sm_90a
+.address_size 64
+.visible .entry warp_specialised(.param .u64 out)
+.maxntid 384, 1, 1
+.minnctapersm 1
+{{
+    .reg .b32 %r<{live}>, %tx, %acc;
+    .reg .b64 %p;
+    .reg .pred %producer;
+    ld.param.u64 %p, [out];
+    mov.u32 %tx, %tid.x;
+    setp.lt.u32 %producer, %tx, 128;
+    @%producer bra PRODUCERS;
+    setmaxnreg.inc.sync.aligned.u32 232;
+{loads}
+    mov.u32 %acc, 0;
+{mix}
+{again}
+    st.global.u32 [%p], %acc;
+    ret;
+PRODUCERS:
+    setmaxnreg.dec.sync.aligned.u32 40;
+    ret;
+}}
+"""
+
+
+@pytest.mark.skipif(__import__("nvfp4rt.assemble", fromlist=["find_ptxas"]).find_ptxas() is None,
+                    reason="ptxas not found")
+def test_ptxas_builds_keep_setmaxnreg():
+    """The ptxas compiler builds a whole program: 225 live values fit the consumers' 232 registers (no spill), where
+    168 (the 384-thread block's average, all the linker JIT gives them) would spill; the cubin names its kernel."""
+    from nvfp4rt.assemble import as_ptx_source
+    from nvfp4rt.cubin import kernels
+    from nvfp4rt.module import _ptxas_build
+
+    cubin, log = _ptxas_build(as_ptx_source(_warp_specialised(225), "sm_90a"), "sm_90a", {})
+    assert kernels(cubin) == {"warp_specialised": kernels(cubin)["warp_specialised"]}
+    assert "0 bytes spill stores" in log and "C7504" not in log
+    without = _warp_specialised(225).replace("    setmaxnreg.inc.sync.aligned.u32 232;\n", "")
+    _, log = _ptxas_build(as_ptx_source(without, "sm_90a"), "sm_90a", {})
+    assert "0 bytes spill stores" not in log  # the same values at 168 registers spill
 
 def test_link_ptx_wants_a_rendered_source():
     with pytest.raises(TypeError, match="PtxSource"):
@@ -294,3 +371,43 @@ def test_cold_jit_vs_warm_cache_load_time(tmp_path):
     print(f"\nadd_one load: cold (JIT) {cold['seconds'] * 1e3:.2f} ms, warm (cache hit) {warm['seconds'] * 1e3:.2f} ms")
     assert (cold["from_cache"], warm["from_cache"]) == (False, True)
     assert warm["seconds"] < cold["seconds"]
+
+
+# ---------------------------------------------------------------------- GPU: the three compilers
+
+@pytest.mark.gpu
+@requires_gpu
+@pytest.mark.parametrize("compiler", COMPILERS)
+def test_every_compiler_loads_a_working_kernel(tmp_path, compiler):
+    from nvfp4rt.assemble import find_ptxas
+
+    if compiler == "ptxas" and find_ptxas() is None:
+        pytest.skip("ptxas not found")
+    cache = CubinCache(tmp_path)
+    mod = load(ADD_ONE, cache=cache, compiler=compiler)
+    assert mod.compiler == compiler
+    x = np.arange(300, dtype=np.float32) - 150
+    np.testing.assert_array_equal(_run_add_one(mod.kernel("add_one"), x), x + 1)
+    if compiler == "driver":  # the driver hands back no cubin: nothing enters nvfp4rt's cache
+        assert (mod.cubin, mod.key, mod.from_cache) == (b"", None, False) and cache.entries() == []
+    else:
+        again = load(ADD_ONE, cache=cache, compiler=compiler)
+        assert mod.cubin[:4] == b"\x7fELF" and (mod.from_cache, again.from_cache) == (False, True)
+        assert again.key == mod.key
+
+
+@pytest.mark.gpu
+@requires_gpu
+def test_the_linker_ignores_setmaxnreg_and_the_whole_program_paths_keep_it(tmp_path):
+    """Session 42's finding, kept true: the JIT linker says C7504 (setmaxnreg ignored) for a warp-specialised kernel,
+    the driver's whole-program JIT does not; a ptxas build's cache key differs from the linker's."""
+    from nvfp4rt.assemble import find_ptxas
+
+    text = _warp_specialised(200)
+    linked = load(text, cache=None, compiler="link")
+    whole = load(text, cache=None, compiler="driver")
+    assert "C7504" in linked.jit_log and "C7504" not in whole.jit_log
+    if find_ptxas() is not None:
+        cache = CubinCache(tmp_path)
+        keys = {load(text, cache=cache, compiler=c).key for c in ("link", "ptxas")}
+        assert len(keys) == 2 and len(cache.entries()) == 2
