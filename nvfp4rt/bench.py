@@ -706,20 +706,26 @@ def shape_result(shape: dict, timing: Timing, *, nbytes: int, flops: int = 0, ce
 
 def build_result(op: str, *, device: Mapping, ceilings: Mapping | None, shapes: list[dict], iters: int,
                  warmup: int, l2_clear_bytes: int | None, date: str | None = None, git: Mapping | None = None,
-                 cuda_bindings_version: str | None = None) -> dict:
-    """A whole result document; ``device`` holds at least ``name`` and ``driver_version``."""
+                 cuda_bindings_version: str | None = None, compiler: str | None = None) -> dict:
+    """A whole result document; ``device`` holds at least ``name`` and ``driver_version``; ``compiler`` is the one
+    that built the kernels (default: :func:`nvfp4rt.module.resolve_compiler`, which follows ``$NVFP4RT_COMPILER``)."""
     if "name" not in device or "driver_version" not in device:
         raise ValueError("device must hold 'name' and 'driver_version'")
     if cuda_bindings_version is None:
         from .cache import bindings_version
 
         cuda_bindings_version = bindings_version()
+    if compiler is None:
+        from .module import resolve_compiler
+
+        compiler = resolve_compiler()
     return {
         "schema": RESULT_SCHEMA,
         "op": op,
         "device": dict(device),
         "driver_version": device["driver_version"],
         "cuda_bindings_version": cuda_bindings_version,
+        "compiler": compiler,
         "date": date or utc_now(),
         "git": dict(git) if git is not None else git_revision(),
         "ceilings": dict(ceilings) if ceilings else {},
@@ -886,7 +892,9 @@ def render_markdown(results_dir: str | os.PathLike) -> str:
             dirty = " (dirty)" if (d.get("git") or {}).get("dirty") else ""
             lines.append(
                 f"- {d['device']['name']}: {d['date']}, git {rev[:12]}{dirty}, driver {d['driver_version']}, "
-                f"cuda-bindings {d['cuda_bindings_version']}; read ceiling {_fmt(c.get('read_tbps'), '.2f')} TB/s, "
+                f"cuda-bindings {d['cuda_bindings_version']}"
+                + (f", kernels built by {d['compiler']}" if d.get("compiler") else "")
+                + f"; read ceiling {_fmt(c.get('read_tbps'), '.2f')} TB/s, "
                 f"fp16 tensor ceiling {_fmt(c.get('fp16_tflops'), '.0f')} TFLOP/s; `{d['_file']}`")
     return "\n".join(lines) + "\n"
 

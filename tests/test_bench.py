@@ -208,6 +208,21 @@ def _fake_result(date="2026-11-21T10:00:00Z", median=30.0, device=DEVICE, op="ge
                               cuda_bindings_version="13.5.0")
 
 
+def test_result_records_the_compiler_and_the_table_names_it(monkeypatch, tmp_path):
+    monkeypatch.setenv("NVFP4RT_COMPILER", "driver")
+    res = _fake_result()
+    assert res["compiler"] == "driver"
+    bench.write_result(res, results_dir=tmp_path)
+    old = dict(_fake_result(date="2026-11-20T10:00:00Z", device={**DEVICE, "name": "NVIDIA H200"}))
+    del old["compiler"]  # documents written before the field render as they did
+    bench.write_result(old, results_dir=tmp_path)
+    text = bench.render_markdown(tmp_path)
+    h100 = next(ln for ln in text.splitlines() if ln.startswith("- NVIDIA H100"))
+    h200 = next(ln for ln in text.splitlines() if ln.startswith("- NVIDIA H200"))
+    assert "cuda-bindings 13.5.0, kernels built by driver; read ceiling" in h100
+    assert "kernels built by" not in h200
+
+
 def test_shape_result_derived_figures():
     rec = _fake_result()["shapes"][0]
     assert rec["median_us"] == 30.0
