@@ -155,6 +155,9 @@ def _cmd_info(args) -> int:
     entries = cache.entries()
     print(f"{'kernel cache':>16}: {cache.directory} ({len(entries)} entries, {_human_bytes(sum(e.size for e in entries))})"
           + ("" if cache.enabled else " [disabled by NVFP4RT_CACHE]"))
+    from .module import COMPILER_ENV, resolve_compiler
+
+    print(f"{'compiler':>16}: {resolve_compiler()} (${COMPILER_ENV}: link, driver or ptxas; docs/runtime.md)")
     return EXIT_OK
 
 
