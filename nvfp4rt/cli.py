@@ -157,7 +157,11 @@ def _cmd_info(args) -> int:
           + ("" if cache.enabled else " [disabled by NVFP4RT_CACHE]"))
     from .module import COMPILER_ENV, resolve_compiler
 
-    print(f"{'compiler':>16}: {resolve_compiler()} (${COMPILER_ENV}: link, driver or ptxas; docs/runtime.md)")
+    try:
+        compiler = resolve_compiler()
+    except ValueError as e:
+        compiler = f"invalid: {e}"
+    print(f"{'compiler':>16}: {compiler} (${COMPILER_ENV}: link, driver or ptxas; docs/runtime.md)")
     return EXIT_OK
 
 
