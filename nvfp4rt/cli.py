@@ -223,61 +223,51 @@ def _cached_cubin(key: str) -> tuple[str, bytes] | None:
     return full, payload
 
 
+def _on_cached_cubin(key: str, action) -> int:
+    """Run ``action(full_key, cubin)`` on the entry ``key`` names; its ValueError, RuntimeError (a missing or failing
+    disassembler) or OSError becomes one error line and exit status 1."""
+    got = _cached_cubin(key)
+    if got is None:
+        return EXIT_FAIL
+    full, payload = got
+    try:
+        action(full, payload)
+    except (ValueError, RuntimeError, OSError) as e:
+        print(f"nvfp4rt cache: entry {full[:16]}: {e}", file=sys.stderr)
+        return EXIT_FAIL
+    return EXIT_OK
+
+
 def _cmd_cache_show(args) -> int:
     from .cubin import kernels
 
-    got = _cached_cubin(args.key)
-    if got is None:
-        return EXIT_FAIL
-    full, payload = got
-    try:
+    def show(full: str, payload: bytes) -> None:
         found = kernels(payload)
-    except ValueError as e:
-        print(f"nvfp4rt cache: entry {full[:16]}: {e}", file=sys.stderr)
-        return EXIT_FAIL
-    print(f"{full}  {_human_bytes(len(payload))} cubin")
-    for name, code in found.items():
-        print(f"  {name}  {_human_bytes(code)} of machine code")
-    return EXIT_OK
+        print(f"{full}  {_human_bytes(len(payload))} cubin")
+        for name, code in found.items():
+            print(f"  {name}  {_human_bytes(code)} of machine code")
+    return _on_cached_cubin(args.key, show)
 
 
 def _cmd_cache_export(args) -> int:
-    got = _cached_cubin(args.key)
-    if got is None:
-        return EXIT_FAIL
-    full, payload = got
-    out = Path(args.output) if args.output else Path(f"{full}.cubin")
-    try:
+    def export(full: str, payload: bytes) -> None:
+        out = Path(args.output) if args.output else Path(f"{full}.cubin")
         out.write_bytes(payload)
-    except OSError as e:
-        print(f"nvfp4rt cache: cannot write {out}: {e}", file=sys.stderr)
-        return EXIT_FAIL
-    print(f"wrote {out} ({_human_bytes(len(payload))})")
-    return EXIT_OK
+        print(f"wrote {out} ({_human_bytes(len(payload))})")
+    return _on_cached_cubin(args.key, export)
 
 
 def _cmd_cache_sass(args) -> int:
-    from .cubin import DisassemblerNotFound, sass
+    from .cubin import sass
 
-    got = _cached_cubin(args.key)
-    if got is None:
-        return EXIT_FAIL
-    full, payload = got
-    try:
+    def disassemble(full: str, payload: bytes) -> None:
         text = sass(payload)
-    except (DisassemblerNotFound, RuntimeError, ValueError) as e:
-        print(f"nvfp4rt cache: entry {full[:16]}: {e}", file=sys.stderr)
-        return EXIT_FAIL
-    if args.output:
-        try:
+        if args.output:
             Path(args.output).write_text(text)
-        except OSError as e:
-            print(f"nvfp4rt cache: cannot write {args.output}: {e}", file=sys.stderr)
-            return EXIT_FAIL
-        print(f"wrote {args.output} ({text.count(chr(10))} lines)")
-    else:
-        sys.stdout.write(text)
-    return EXIT_OK
+            print(f"wrote {args.output} ({text.count(chr(10))} lines)")
+        else:
+            sys.stdout.write(text)
+    return _on_cached_cubin(args.key, disassemble)
 
 
 def _cmd_cache_clear(args) -> int:

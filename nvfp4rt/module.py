@@ -125,19 +125,26 @@ def _log_text(buf: bytearray) -> str:
     return bytes(buf).split(b"\0", 1)[0].decode(errors="replace").strip()
 
 
-def _jit_link(source: PtxSource, device: driver.Device, options: dict[str, int]) -> tuple[bytes, str]:
-    """JIT-link ``source`` for ``device``: ``(cubin bytes, info log)``."""
-    device.activate()
+def _jit_option_arrays(options: dict[str, int]) -> tuple[list, list, bytearray, bytearray]:
+    """The JIT option keys and values for the driver (its info and error logs, verbose, then ``options``), and the
+    two log buffers.  The bindings pass the bytearrays as char*: keep them alive until the call that fills them is
+    done (the link state's destruction, or the module load)."""
     jo = driver.raw.CUjit_option
     info_buf = bytearray(LOG_BUFFER_BYTES)
     error_buf = bytearray(LOG_BUFFER_BYTES)
     keys = [jo.CU_JIT_INFO_LOG_BUFFER, jo.CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
             jo.CU_JIT_ERROR_LOG_BUFFER, jo.CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, jo.CU_JIT_LOG_VERBOSE]
-    # The bindings pass the bytearrays' buffers as char*; they must outlive the link state.
     values: list = [info_buf, LOG_BUFFER_BYTES, error_buf, LOG_BUFFER_BYTES, 1]
     for name, value in options.items():
         keys.append(getattr(jo, name))
         values.append(value)
+    return keys, values, info_buf, error_buf
+
+
+def _jit_link(source: PtxSource, device: driver.Device, options: dict[str, int]) -> tuple[bytes, str]:
+    """JIT-link ``source`` for ``device``: ``(cubin bytes, info log)``."""
+    device.activate()
+    keys, values, info_buf, error_buf = _jit_option_arrays(options)
     state = driver.call("cuLinkCreate", len(keys), keys, values)
     try:
         data = source.text.encode() + b"\0"
@@ -253,15 +260,7 @@ def _driver_load(source: PtxSource, device: driver.Device, options: dict[str, in
     """Load ``source`` with the driver's JIT as a whole program (``cuModuleLoadDataEx``): ``(module handle, info
     log)``; PtxCompileError with the JIT's log when it fails."""
     device.activate()
-    jo = driver.raw.CUjit_option
-    info_buf = bytearray(LOG_BUFFER_BYTES)
-    error_buf = bytearray(LOG_BUFFER_BYTES)
-    keys = [jo.CU_JIT_INFO_LOG_BUFFER, jo.CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
-            jo.CU_JIT_ERROR_LOG_BUFFER, jo.CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, jo.CU_JIT_LOG_VERBOSE]
-    values: list = [info_buf, LOG_BUFFER_BYTES, error_buf, LOG_BUFFER_BYTES, 1]
-    for name, value in options.items():
-        keys.append(getattr(jo, name))
-        values.append(value)
+    keys, values, info_buf, error_buf = _jit_option_arrays(options)
     data = source.text.encode() + b"\0"
     try:
         handle = driver.call("cuModuleLoadDataEx", data, len(keys), keys, values)
