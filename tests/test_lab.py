@@ -814,3 +814,29 @@ def test_gpu_wrong_dual_gemm_kernel_is_caught(tmp_path, capsys):
     assert doc["status"] == "mismatch"
     assert all(not r["check"]["ok"] and r["check"]["mismatches"] > 0 for r in doc["shapes"])
 
+
+
+# ---------------------------------------------------------------------- the JIT's performance notes
+
+def test_jit_notes_are_the_logs_performance_lines():
+    from nvfp4rt.lab.core import jit_notes
+
+    log = ("ptxas info    : (C7504) Potential Performance Loss: 'setmaxnreg' ignored to maintain compatibility "
+           "across compilation units.\nptxas info    : Used 168 registers, used 16 barriers\n"
+           "ptxas info    : (C7512) Potential Performance Loss: wgmma.mma_async instructions are serialized\n")
+    assert jit_notes(log) == ["C7504: 'setmaxnreg' ignored to maintain compatibility across compilation units.",
+                              "C7512: wgmma.mma_async instructions are serialized"]
+    assert jit_notes("") == [] and jit_notes(None) == []
+
+
+def test_the_table_shows_the_compiler_and_the_jit_notes():
+    from nvfp4rt.lab.report import format_table
+
+    base = {"op": "gemv", "file": "k.ptx", "entry": "k", "target": "sm_90a", "status": "ok", "ok": True,
+            "shapes": [], "assembly": None, "abi": None}
+    res = dict(base, load={"from_cache": False, "seconds": 0.25, "compiler": "link",
+                           "jit_notes": ["C7504: 'setmaxnreg' ignored"]})
+    text = format_table(res)
+    assert "loaded in 250 ms (JIT, compiler link)" in text and "JIT note: C7504: 'setmaxnreg' ignored" in text
+    cached = format_table(dict(base, load={"from_cache": True, "seconds": 0.01}))
+    assert "loaded in 10 ms (cache hit)" in cached and "JIT note" not in cached

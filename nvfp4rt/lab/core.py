@@ -15,6 +15,8 @@ it.  That is what keeps an edit-to-result turn of a GEMV kernel short.
 """
 from __future__ import annotations
 
+import re
+
 import secrets
 import sys
 import threading
@@ -47,6 +49,14 @@ EXIT_OK = 0
 EXIT_FAIL = 1
 EXIT_USAGE = 2
 
+
+
+def jit_notes(log: str) -> list[str]:
+    """The performance notes of a JIT info log (``(C75xx) Potential Performance Loss: ...``), one line each."""
+    return [_NOTE.sub(r"\1: ", ln).strip() for ln in (log or "").splitlines() if "Potential Performance Loss" in ln]
+
+
+_NOTE = re.compile(r"^.*?\((C\d+)\) Potential Performance Loss:\s*")
 
 class LabError(RuntimeError):
     """A run failed for a reason the user should read (exit status 1)."""
@@ -205,11 +215,14 @@ class LabOp:
         return self.device.arch if self.device is not None else None
 
     def load(self, path: Path, entry: str, target: str, constants: dict):
-        """JIT-load through the cubin cache: ``(kernel, {"from_cache", "seconds"})``."""
+        """JIT-load through the cubin cache: ``(kernel, {"from_cache", "seconds", "compiler", "jit_notes"})``;
+        ``jit_notes`` are the JIT log's performance notes (``C75xx``: setmaxnreg ignored, wgmmas serialised), which
+        the offline ptxas report cannot show (empty on a cache hit: no JIT ran)."""
         from ..module import load
 
         module = load(path, constants=constants or None, device=self.device, target=target)
-        return module.kernel(entry), {"from_cache": module.from_cache, "seconds": module.load_seconds}
+        return module.kernel(entry), {"from_cache": module.from_cache, "seconds": module.load_seconds,
+                                      "compiler": module.compiler, "jit_notes": jit_notes(module.jit_log)}
 
     def time(self, fn: Callable[[], object], iters: int, warmup: int):
         from ..bench import measure
@@ -499,7 +512,8 @@ class Session:
             if self.opened:
                 try:
                     kernel, info = self.op.load(self.path, entry, target, constants)
-                    res["load"] = {"from_cache": bool(info["from_cache"]), "seconds": info["seconds"]}
+                    res["load"] = {"from_cache": bool(info["from_cache"]), "seconds": info["seconds"],
+                                   "compiler": info.get("compiler"), "jit_notes": list(info.get("jit_notes", ()))}
                     phases["load"] = info["seconds"]
                 except Exception as exc:  # noqa: BLE001 - after ptxas's verdict
                     load_exc = exc

@@ -41,7 +41,11 @@ def format_table(res: dict) -> str:
         lines.append(f"ABI: {res['abi']}")
     if res.get("load"):
         ld = res["load"]
-        lines.append(f"loaded in {ld['seconds'] * 1e3:.0f} ms ({'cache hit' if ld['from_cache'] else 'JIT'})")
+        how = "cache hit" if ld["from_cache"] else "JIT"
+        lines.append(f"loaded in {ld['seconds'] * 1e3:.0f} ms ({how}" + (f", compiler {ld['compiler']})"
+                                                                       if ld.get("compiler") else ")"))
+        for note in ld.get("jit_notes") or ():
+            lines.append(f"JIT note: {note}")
     if res["shapes"]:
         rows = [("shape", "check", "max abs err", "mismatches", "median us", "p10-p90 us", "built-in us",
                  "vs built-in", "floor us", "% of floor")]
