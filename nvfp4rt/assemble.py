@@ -380,7 +380,7 @@ def assemble(source_or_path, target: str = "sm_90a", constants: dict | None = No
 # ---------------------------------------------------------------------- command line
 
 def main(argv: list[str] | None = None) -> int:
-    """``ptxas_report FILE.ptx [--target sm_90a] [-D NAME=VALUE ...]``: print the per-entry table."""
+    """``ptxas_report FILE.ptx [--target sm_90a] [-D NAME=VALUE ...] [--linked]``: print the per-entry table."""
     import argparse
 
     parser = argparse.ArgumentParser(prog="ptxas_report", description="Assemble a PTX file with ptxas -v "
@@ -391,6 +391,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME=VALUE",
                         help="a template constant (repeatable); overrides the header's constants")
     parser.add_argument("--ptx-version", default=None, help="PTX ISA version for {{PTX_VERSION}}")
+    parser.add_argument("--linked", action="store_true",
+                        help="assemble as the driver's JIT linker builds it (ptxas -c, a relocatable unit: setmaxnreg "
+                             "is ignored, C7504), the runtime's default compiler; without it, a whole program")
     args = parser.parse_args(argv)
 
     defines = {}
@@ -411,13 +414,15 @@ def main(argv: list[str] | None = None) -> int:
         for v in variants:
             consts = {**v.constants, **defines}
             try:
-                report = assemble(args.file, v.target, consts or None, ptx_version=args.ptx_version or v.ptx_version)
+                report = assemble(args.file, v.target, consts or None, ("-c",) if args.linked else (),
+                                  ptx_version=args.ptx_version or v.ptx_version)
             except PtxAssemblyError as exc:
                 print(exc, file=sys.stderr)
                 status = 1
                 continue
             extra = " ".join(f"{k}={val}" for k, val in consts.items())
-            print(f"{report.origin}  [{v.target}{'  ' + extra if extra else ''}]")
+            mode = "  (as the JIT linker builds it: ptxas -c)" if args.linked else ""
+            print(f"{report.origin}  [{v.target}{'  ' + extra if extra else ''}]{mode}")
             print(report.table())
             for w in report.warnings:
                 print(f"warning: {w.message}" + (f" (line {w.line})" if w.line else ""))

@@ -194,3 +194,19 @@ def test_report_tool_prints_table_and_fails_on_errors(tmp_path):
     bad = subprocess.run([sys.executable, str(tool), str(p), "--target", "sm_90a"], capture_output=True, text=True)
     assert bad.returncode != 0
     assert "bad.ptx:9" in bad.stderr
+
+
+@requires_ptxas
+def test_report_tool_shows_the_linker_build_of_a_warp_specialised_kernel(capsys):
+    """--linked assembles as the driver's JIT linker builds (ptxas -c): a relocatable unit that ignores setmaxnreg
+    (C7504), so the grouped cluster kernel's 232-register consumers get 168 and its wgmmas are serialised; the whole
+    program keeps setmaxnreg (docs/runtime.md, "Which compiler builds a module")."""
+    from nvfp4rt.assemble import main
+
+    kernel = str(ptx_dir() / "grouped_gemm_nvfp4_wgmma_cluster.ptx")
+    assert main([kernel, "--linked"]) == 0
+    linked = capsys.readouterr().out
+    assert "(as the JIT linker builds it: ptxas -c)" in linked and "(C7504)" in linked
+    assert main([kernel]) == 0
+    whole = capsys.readouterr().out
+    assert "C7504" not in whole and "serialized" not in whole
