@@ -5,9 +5,10 @@
 ``cuLinkAddData`` / ``cuLinkComplete``), and loads the cubin with
 ``cuModuleLoadData``.  ``compiler="driver"`` (the driver's whole-program JIT)
 or ``"ptxas"`` (the toolkit's assembler) build instead; ``$NVFP4RT_COMPILER``
-picks one for every load.  Only those two honour ``setmaxnreg`` (COMPILERS).  The driver JIT compiles for the device of the current
-context (the PTX ``.target`` line, e.g. ``sm_90a``, says which features the
-code may use); the device's arch is part of the cache key.
+picks one for every load.  Only those two honour ``setmaxnreg`` (COMPILERS).
+The driver JIT compiles for the device of the current context (the PTX
+``.target`` line, e.g. ``sm_90a``, says which features the code may use); the
+device's arch is part of the cache key.
 
 A failed link raises :class:`PtxCompileError`, whose message quotes the JIT
 log with the PTX file name, line numbers and the offending source lines.
@@ -201,7 +202,8 @@ def _resolve_device(device) -> driver.Device:
 #:   ``setmaxnreg`` holds.  The driver returns no cubin: nvfp4rt's cache is not used (the driver keeps its own JIT
 #:   cache).
 #: * ``"ptxas"``: the CUDA toolkit's ``ptxas`` (a whole program, ``setmaxnreg`` holds), the cubin kept in nvfp4rt's
-#:   cache under a key that names the ptxas release; FileNotFoundError where no ptxas is installed.
+#:   cache under a key that names the ptxas release; FileNotFoundError where no ptxas is installed, and
+#:   :class:`nvfp4rt.assemble.PtxAssemblyError` (line-mapped, like PtxCompileError) when ptxas rejects the PTX.
 #:
 #: Measured on the H100 (docs/device-logs/2026-11-28-session42/, runs 10-11): the grouped cluster kernel runs
 #: competition case 2 in 63.9-64.1 us built by "driver" or "ptxas", against 70.9-71.0 by "link"; same bits.
