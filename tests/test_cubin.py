@@ -63,7 +63,8 @@ def test_kernels_of_a_cubin_from_ptxas(tmp_path):
 .address_size 64
 .visible .entry small(.param .u64 p) {{ .reg .b64 %a; .reg .b32 %r1; ld.param.u64 %a, [p]; ld.global.u32 %r1, [%a];
     add.u32 %r1, %r1, 1; st.global.u32 [%a], %r1; ret; }}
-.visible .entry large(.param .u64 p) {{ .reg .b64 %a; .reg .b32 %r1; ld.param.u64 %a, [p]; ld.volatile.global.u32 %r1, [%a];
+.visible .entry large(.param .u64 p) {{ .reg .b64 %a; .reg .b32 %r1; ld.param.u64 %a, [p];
+    ld.volatile.global.u32 %r1, [%a];
 {body}
     st.global.u32 [%a], %r1; ret; }}
 """
