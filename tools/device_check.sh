@@ -2,6 +2,8 @@
 # One batched run on a GPU machine: environment, the whole test suite (GPU tests included),
 # compute-sanitizer on the kernels, and the benchmarks.  Logs go to $OUT (or ./device_out).
 # Usage: bash tools/device_check.sh [tests|sanitize|bench|all]...   (default: all)
+# Environment: NVFP4RT_COMPILER (link, driver, ptxas: which compiler builds every kernel), BENCH_OPS (e.g.
+# "gemv gemm dual_gemm grouped_gemm"; default gemv).  Bench JSON goes to $OUT/bench.
 set -u -o pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/device_out}
@@ -24,8 +26,10 @@ if want sanitize; then
   done
 fi
 if want bench; then
-  python3 -m nvfp4rt.cli bench gemv 2>&1 | tee "$OUT/bench-gemv.log" || status=1
-  cp bench/results/*.json "$OUT/" 2>/dev/null || true
-  cp BENCHMARKS.md "$OUT/" 2>/dev/null || true
+  # BENCH_OPS: the ops to bench (default gemv); the logs name the compiler ($NVFP4RT_COMPILER, default link)
+  for op in ${BENCH_OPS:-gemv}; do
+    python3 -m nvfp4rt.cli bench "$op" --results-dir "$OUT/bench" 2>&1 \
+      | tee "$OUT/bench-$op-${NVFP4RT_COMPILER:-link}.log" || status=1
+  done
 fi
 exit $status
