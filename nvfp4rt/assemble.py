@@ -154,17 +154,23 @@ def declared_targets(path: str | os.PathLike) -> tuple[str, ...]:
 
 # ---------------------------------------------------------------------- ptxas
 
-def find_ptxas() -> str | None:
-    """The ``ptxas`` executable: on PATH, else in ``$CUDA_HOME/bin``, else ``/usr/local/cuda/bin``."""
-    found = shutil.which("ptxas")
+def find_cuda_tool(name: str) -> str | None:
+    """A CUDA toolkit executable (``ptxas``, ``cuobjdump``, ``nvdisasm``): on PATH, else in ``$CUDA_HOME/bin``,
+    ``$CUDA_PATH/bin`` or ``/usr/local/cuda/bin``; None if none."""
+    found = shutil.which(name)
     if found:
         return found
     for base in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
         if base:
-            candidate = Path(base) / "bin" / "ptxas"
+            candidate = Path(base) / "bin" / name
             if candidate.is_file() and os.access(candidate, os.X_OK):
                 return str(candidate)
     return None
+
+
+def find_ptxas() -> str | None:
+    """The ``ptxas`` executable (:func:`find_cuda_tool`)."""
+    return find_cuda_tool("ptxas")
 
 
 @dataclass

@@ -7,8 +7,6 @@ disassembler from the CUDA toolkit, ``cuobjdump`` or ``nvdisasm``; ``ptxas`` alo
 """
 from __future__ import annotations
 
-import os
-import shutil
 import struct
 import subprocess
 import tempfile
@@ -59,14 +57,11 @@ def kernels(cubin: bytes) -> dict[str, int]:
 
 def find_disassembler() -> list[str] | None:
     """The command (argument list, the cubin's path to follow) of a CUDA disassembler: ``cuobjdump -sass`` or
-    ``nvdisasm``, on PATH, in ``$CUDA_HOME/bin`` or ``/usr/local/cuda/bin``, or beside ``ptxas``; None if none."""
-    from .assemble import find_ptxas
+    ``nvdisasm``, where :func:`nvfp4rt.assemble.find_cuda_tool` finds one; None if none."""
+    from .assemble import find_cuda_tool
 
-    dirs = [os.environ.get("CUDA_HOME", ""), os.environ.get("CUDA_PATH", ""), "/usr/local/cuda"]
-    ptxas = find_ptxas()
-    extra = [str(Path(d) / "bin") for d in dirs if d] + ([str(Path(ptxas).parent)] if ptxas else [])
     for tool, args in (("cuobjdump", ["-sass"]), ("nvdisasm", [])):
-        found = shutil.which(tool) or next((str(Path(d) / tool) for d in extra if (Path(d) / tool).is_file()), None)
+        found = find_cuda_tool(tool)
         if found:
             return [found, *args]
     return None
@@ -80,7 +75,7 @@ def sass(cubin: bytes, disassembler: list[str] | None = None, timeout: float = 1
     cmd = disassembler if disassembler is not None else find_disassembler()
     if not cmd:
         raise DisassemblerNotFound("no CUDA disassembler found: cuobjdump or nvdisasm (from the CUDA toolkit; ptxas "
-                                   "alone has none) on PATH, in $CUDA_HOME/bin, /usr/local/cuda/bin or beside ptxas")
+                                   "alone has none) on PATH, in $CUDA_HOME/bin or /usr/local/cuda/bin")
     with tempfile.TemporaryDirectory(prefix="nvfp4rt-sass-") as tmp:
         path = Path(tmp) / "kernel.cubin"
         path.write_bytes(bytes(cubin))
