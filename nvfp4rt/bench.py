@@ -708,7 +708,7 @@ def build_result(op: str, *, device: Mapping, ceilings: Mapping | None, shapes: 
                  warmup: int, l2_clear_bytes: int | None, date: str | None = None, git: Mapping | None = None,
                  cuda_bindings_version: str | None = None, compiler: str | None = None) -> dict:
     """A whole result document; ``device`` holds at least ``name`` and ``driver_version``; ``compiler`` is the one
-    that built the kernels (default: :func:`nvfp4rt.module.resolve_compiler`, which follows ``$NVFP4RT_COMPILER``)."""
+    that built the kernels (default: :func:`nvfp4rt.module.describe_compiler`, which follows ``$NVFP4RT_COMPILER``)."""
     if "name" not in device or "driver_version" not in device:
         raise ValueError("device must hold 'name' and 'driver_version'")
     if cuda_bindings_version is None:
@@ -716,9 +716,9 @@ def build_result(op: str, *, device: Mapping, ceilings: Mapping | None, shapes: 
 
         cuda_bindings_version = bindings_version()
     if compiler is None:
-        from .module import resolve_compiler
+        from .module import describe_compiler
 
-        compiler = resolve_compiler()
+        compiler = describe_compiler()
     return {
         "schema": RESULT_SCHEMA,
         "op": op,

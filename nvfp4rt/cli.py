@@ -155,13 +155,13 @@ def _cmd_info(args) -> int:
     entries = cache.entries()
     print(f"{'kernel cache':>16}: {cache.directory} ({len(entries)} entries, {_human_bytes(sum(e.size for e in entries))})"
           + ("" if cache.enabled else " [disabled by NVFP4RT_CACHE]"))
-    from .module import COMPILER_ENV, resolve_compiler
+    from .module import COMPILER_ENV, describe_compiler
 
     try:
-        compiler = resolve_compiler()
+        compiler = describe_compiler()
     except ValueError as e:
         compiler = f"invalid: {e}"
-    print(f"{'compiler':>16}: {compiler} (${COMPILER_ENV}: link, driver or ptxas; docs/runtime.md)")
+    print(f"{'compiler':>16}: {compiler} (${COMPILER_ENV}: auto, link, driver or ptxas; docs/runtime.md)")
     return EXIT_OK
 
 

@@ -3,9 +3,11 @@
 ``load()`` renders the PTX, looks for a cubin in the content-addressed cache
 (:mod:`nvfp4rt.cache`), JIT-links on a miss (``cuLinkCreate`` /
 ``cuLinkAddData`` / ``cuLinkComplete``), and loads the cubin with
-``cuModuleLoadData``.  ``compiler="driver"`` (the driver's whole-program JIT)
-or ``"ptxas"`` (the toolkit's assembler) build instead; ``$NVFP4RT_COMPILER``
-picks one for every load.  Only those two honour ``setmaxnreg`` (COMPILERS).
+``cuModuleLoadData``.  The linker ignores ``setmaxnreg``, so PTX that uses it
+is built as a whole program instead: by the toolkit's ``ptxas`` (cached the
+same way) where one is installed, else by the driver's JIT on the PTX text
+(``cuModuleLoadDataEx``).  ``compiler=`` or ``$NVFP4RT_COMPILER`` pins one
+compiler for a load or for every load (COMPILERS).
 The driver JIT compiles for the device of the current context (the PTX
 ``.target`` line, e.g. ``sm_90a``, says which features the code may use); the
 device's arch is part of the cache key.
@@ -21,19 +23,23 @@ from __future__ import annotations
 import ctypes
 import logging
 import os
+import re
+import subprocess
 import threading
 import time
+import warnings
 import weakref
 from dataclasses import dataclass
 from functools import lru_cache
 
 from . import driver
-from .assemble import as_ptx_source, format_diagnostics, parse_diagnostics
+from .assemble import PtxAssemblyError, as_ptx_source, format_diagnostics, parse_diagnostics
 from .cache import CubinCache, default_cache
 from .ptxsource import EntrySignature, PtxSource
 
-__all__ = ["COMPILERS", "DEFAULT_COMPILER", "Kernel", "KernelAttributes", "Module", "PtxCompileError", "link_ptx",
-           "load", "normalize_jit_options", "ptxas_arguments", "resolve_compiler"]
+__all__ = ["COMPILERS", "DEFAULT_COMPILER", "Kernel", "KernelAttributes", "Module", "PtxCompileError", "choose_compiler",
+           "describe_compiler", "link_ptx", "load", "normalize_jit_options", "ptxas_arguments", "resolve_compiler",
+           "uses_setmaxnreg"]
 
 _log = logging.getLogger(__name__)
 
@@ -194,8 +200,11 @@ def _resolve_device(device) -> driver.Device:
 
 #: How ``load`` turns PTX into machine code (``compiler=``, or ``$NVFP4RT_COMPILER``):
 #:
-#: * ``"link"`` (the default): the driver's JIT linker (``cuLinkCreate`` / ``cuLinkAddData`` / ``cuLinkComplete``),
-#:   the cubin kept in nvfp4rt's cache.  The linker compiles PTX as one of several compilation units: it ignores
+#: * ``"auto"`` (the default): a whole-program build (``"ptxas"`` where the toolkit's ptxas is found and takes the
+#:   JIT options, else ``"driver"``) for PTX that uses ``setmaxnreg``, which the linker would ignore; ``"link"`` for
+#:   everything else.  :func:`choose_compiler` is the rule.
+#: * ``"link"``: the driver's JIT linker (``cuLinkCreate`` / ``cuLinkAddData`` / ``cuLinkComplete``), the cubin
+#:   kept in nvfp4rt's cache.  The linker compiles PTX as one of several compilation units: it ignores
 #:   ``setmaxnreg`` (the JIT log's C7504), so a warp-specialised kernel's consumers get the block's average register
 #:   count.
 #: * ``"driver"``: the driver's JIT without the linker (``cuModuleLoadDataEx`` on the PTX text), a whole program, so
@@ -205,10 +214,12 @@ def _resolve_device(device) -> driver.Device:
 #:   cache under a key that names the ptxas release; FileNotFoundError where no ptxas is installed, and
 #:   :class:`nvfp4rt.assemble.PtxAssemblyError` (line-mapped, like PtxCompileError) when ptxas rejects the PTX.
 #:
-#: Measured on the H100 (docs/device-logs/2026-11-28-session42/, runs 10-11): the grouped cluster kernel runs
-#: competition case 2 in 63.9-64.1 us built by "driver" or "ptxas", against 70.9-71.0 by "link"; same bits.
-COMPILERS = ("link", "driver", "ptxas")
-DEFAULT_COMPILER = "link"
+#: Measured on the H100 (docs/device-logs/2026-11-28-session43/, run 2, the benches under "link" and "ptxas" on
+#: one machine): the two kernels that use ``setmaxnreg`` run 5-10% faster as whole programs (grouped case 2 63.7
+#: against 70.6-71.1 us; the cluster dual kernel on 512 x 4096 x 7168 83.7 against 90.7-90.8), while the GEMM
+#: template's builds, which do not use it, run 0.2-2.5 us slower built by ptxas than by the linker.
+COMPILERS = ("auto", "link", "driver", "ptxas")
+DEFAULT_COMPILER = "auto"
 COMPILER_ENV = "NVFP4RT_COMPILER"
 
 #: JIT options that ptxas takes as command-line arguments (the others have no ptxas form)
@@ -241,11 +252,48 @@ def ptxas_arguments(options: dict[str, int]) -> list[str]:
     return [a for name, value in options.items() for a in _PTXAS_ARGS[name](value)]
 
 
+_COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
+_SETMAXNREG = re.compile(r"\bsetmaxnreg\.")
+
+
+def uses_setmaxnreg(ptx_text: str) -> bool:
+    """Whether PTX code (comments aside) contains a ``setmaxnreg`` instruction."""
+    return bool(_SETMAXNREG.search(_COMMENTS.sub("", ptx_text)))
+
+
+def choose_compiler(compiler: str, ptx_text: str, options: dict[str, int] | None = None, *,
+                    ptxas_found: bool | None = None) -> str:
+    """The compiler that builds ``ptx_text``: ``compiler`` itself unless it is "auto"; for "auto", "link" when the
+    PTX does not use ``setmaxnreg``, else a whole program: "ptxas" where ptxas is found (``ptxas_found``, default:
+    :func:`nvfp4rt.assemble.find_ptxas`) and takes every JIT option in ``options``, else "driver"."""
+    if compiler != "auto":
+        return compiler
+    if not uses_setmaxnreg(ptx_text):
+        return "link"
+    if ptxas_found is None:
+        from .assemble import find_ptxas
+
+        ptxas_found = find_ptxas() is not None
+    ptxas_takes_options = not set(options or {}) - set(_PTXAS_ARGS)
+    return "ptxas" if ptxas_found and ptxas_takes_options else "driver"
+
+
+def describe_compiler(compiler: str | None = None) -> str:
+    """One line naming what ``compiler`` (default: :func:`resolve_compiler`) builds with on this machine, e.g.
+    "auto (setmaxnreg kernels by ptxas, Cuda compilation tools, release 13.0, V13.0.88; others by the JIT linker)"."""
+    name = resolve_compiler(compiler)
+    if name != "auto":
+        return name
+    from .assemble import find_ptxas
+
+    exe = find_ptxas()
+    whole = f"ptxas, {_ptxas_release(exe)}" if exe else "the driver's whole-program JIT (no ptxas found)"
+    return f"auto (setmaxnreg kernels by {whole}; others by the JIT linker)"
+
+
 @lru_cache(maxsize=8)
 def _ptxas_release(exe: str) -> str:
     """The release line of ``exe --version`` (part of the cache key of what it builds)."""
-    import subprocess
-
     out = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=60).stdout.strip()
     return out.splitlines()[-1] if out else exe
 
@@ -284,7 +332,9 @@ def load(source_or_path, *, constants: dict | None = None, device=None, target: 
     ``target`` fills ``{{TARGET}}`` (default: the device's arch, e.g. sm_90a).
     ``cache`` is a :class:`CubinCache`, None/False for no caching, or the
     default (:func:`nvfp4rt.cache.default_cache`, which follows the environment).
-    ``compiler`` is one of COMPILERS (default: ``$NVFP4RT_COMPILER``, else "link"; see COMPILERS).
+    ``compiler`` is one of COMPILERS (default: ``$NVFP4RT_COMPILER``, else "auto"; see COMPILERS): "auto"
+    builds PTX that uses ``setmaxnreg`` as a whole program and everything else with the JIT linker
+    (:func:`choose_compiler`); the module's ``compiler`` names the one that built it.
     """
     # validate everything that needs no GPU first, so mistakes surface anywhere
     if target is not None and not isinstance(target, str):
@@ -311,8 +361,25 @@ def load(source_or_path, *, constants: dict | None = None, device=None, target: 
     dev = _resolve_device(device)
     arch = dev.arch
     source = as_ptx_source(source_or_path, target or arch, constants, ptx_version)
-
+    chosen = choose_compiler(compiler, source.text, opts)
     t0 = time.perf_counter()
+    if chosen == "ptxas" and compiler == "auto":
+        # auto's whole-program build: where ptxas cannot build or the driver cannot load its cubin (a toolkit
+        # older than the PTX, or newer than the driver), the driver's own whole-program JIT builds it instead
+        try:
+            return _load_compiled(source, dev, opts, chosen, cache, t0)
+        except (PtxAssemblyError, driver.CudaError, OSError, subprocess.SubprocessError) as exc:
+            warnings.warn(f"nvfp4rt: ptxas could not build {source.origin} ({type(exc).__name__}: "
+                          f"{str(exc).splitlines()[0]}); the driver's whole-program JIT builds it", RuntimeWarning,
+                          stacklevel=2)
+            chosen = "driver"
+    return _load_compiled(source, dev, opts, chosen, cache, t0)
+
+
+def _load_compiled(source: PtxSource, dev: driver.Device, opts: dict[str, int], compiler: str,
+                   cache: CubinCache | None, t0: float) -> "Module":
+    """Build ``source`` with ``compiler`` (not "auto"), through ``cache`` where it returns a cubin, and load it."""
+    arch = dev.arch
     jit_log = ""
     if compiler == "driver":
         handle, jit_log = _driver_load(source, dev, opts)
@@ -363,14 +430,14 @@ class Module:
     """A loaded cubin.  Get kernels with :meth:`kernel`; unloaded on :meth:`close` or GC.
 
     Attributes: ``device``, ``source`` (rendered PTX), ``cubin`` (bytes; empty when ``compiler`` is "driver"),
-    ``compiler`` (which of COMPILERS built it),
+    ``compiler`` (which of "link", "driver", "ptxas" built it),
     ``key`` (cache key or None), ``from_cache`` (True on a cache hit),
     ``load_seconds`` (render-to-loaded wall time), ``jit_log`` (JIT info log
     when this load compiled), ``entries`` (name -> :class:`EntrySignature`).
     """
 
     def __init__(self, handle, device: driver.Device, source: PtxSource, cubin: bytes, *, key: str | None,
-                 from_cache: bool, load_seconds: float, jit_log: str = "", compiler: str = DEFAULT_COMPILER):
+                 from_cache: bool, load_seconds: float, jit_log: str = "", compiler: str = "link"):
         self.compiler = compiler
         self.handle = handle
         self.device = device

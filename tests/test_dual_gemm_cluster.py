@@ -407,6 +407,21 @@ def test_kernel_assembles_without_spills(cluster, a_bufs):
 
 # ============================================================================ GPU
 
+@pytest.mark.gpu
+@requires_gpu
+@pytest.mark.parametrize("ksplit", DC.KSPLIT_SIZES)
+def test_the_runtime_builds_the_kernel_as_a_whole_program(ksplit, monkeypatch):
+    """The default compiler keeps the kernel's setmaxnreg: built by ptxas or the driver's whole-program JIT, its log
+    has no C7504 (setmaxnreg ignored) and no C7512 / C7511 (wgmmas serialised), as the JIT linker's had (session 42)."""
+    from nvfp4rt.module import load
+    from nvfp4rt.ptxsource import ptx_dir
+
+    monkeypatch.delenv("NVFP4RT_COMPILER", raising=False)
+    mod = load(ptx_dir() / DC._KERNEL_FILE, target="sm_90a", constants=DC.kernel_constants(cluster=2 if ksplit == 1 else 1, ksplit=ksplit))
+    assert mod.compiler in ("ptxas", "driver")
+    assert not re.search(r"C75(04|11|12)", mod.jit_log), mod.jit_log
+
+
 def _case(m, n, k, l, distribution, **kwargs):
     from test_dual_gemm import _run_case
 

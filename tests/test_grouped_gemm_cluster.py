@@ -782,6 +782,20 @@ def test_variants_match_float64_reference(shapes, plan_kwargs):
             assert res.ok, f"{plan!r} {distribution} group {i} {shapes[i]}: {res.report()}"
 
 
+@pytest.mark.gpu
+@requires_gpu
+def test_the_runtime_builds_the_kernel_as_a_whole_program(monkeypatch):
+    """The default compiler keeps the kernel's setmaxnreg: built by ptxas or the driver's whole-program JIT, its log
+    has no C7504 (setmaxnreg ignored) and no C7512 / C7511 (wgmmas serialised), as the JIT linker's had (session 42)."""
+    from nvfp4rt.module import load
+    from nvfp4rt.ptxsource import ptx_dir
+
+    monkeypatch.delenv("NVFP4RT_COMPILER", raising=False)
+    mod = load(ptx_dir() / GC._KERNEL_FILE, target="sm_90a", constants=GC.kernel_constants())
+    assert mod.compiler in ("ptxas", "driver")
+    assert not re.search(r"C75(04|11|12)", mod.jit_log), mod.jit_log
+
+
 class _At:
     """A device address with a ``ptr``: c placed at a chosen byte offset inside a larger buffer."""
 

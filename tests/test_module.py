@@ -15,8 +15,8 @@ import pytest
 from conftest import requires_gpu
 from nvfp4rt import driver
 from nvfp4rt.cache import CubinCache
-from nvfp4rt.module import (COMPILERS, Kernel, PtxCompileError, link_ptx, load, normalize_jit_options,
-                            ptxas_arguments, resolve_compiler)
+from nvfp4rt.module import (COMPILERS, Kernel, PtxCompileError, choose_compiler, describe_compiler, link_ptx, load,
+                            normalize_jit_options, ptxas_arguments, resolve_compiler, uses_setmaxnreg)
 from nvfp4rt.ptxsource import PtxSource, ptx_dir
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -76,7 +76,7 @@ def test_bad_jit_options_are_rejected(options, error, match):
     (dict(device=True), TypeError, "device"),
     (dict(target=90), TypeError, "target"),
     (dict(source_or_path=PtxSource(".version 8.7\n"), constants={"A": 1}), ValueError, "already rendered"),
-    (dict(compiler="nvcc"), ValueError, r"compiler must be one of \('link', 'driver', 'ptxas'\)"),
+    (dict(compiler="nvcc"), ValueError, r"compiler must be one of \('auto', 'link', 'driver', 'ptxas'\)"),
     (dict(compiler="ptxas", options={"ftz": 1}), ValueError, "have no ptxas form"),
 ])
 def test_load_validates_arguments_before_touching_the_gpu(kwargs, error, match):
@@ -92,7 +92,7 @@ def test_load_validates_arguments_before_touching_the_gpu(kwargs, error, match):
 
 def test_compiler_comes_from_the_argument_then_the_environment(monkeypatch):
     monkeypatch.delenv("NVFP4RT_COMPILER", raising=False)
-    assert resolve_compiler() == "link" and COMPILERS == ("link", "driver", "ptxas")
+    assert resolve_compiler() == "auto" and COMPILERS == ("auto", "link", "driver", "ptxas")
     monkeypatch.setenv("NVFP4RT_COMPILER", "ptxas")
     assert resolve_compiler() == "ptxas" and resolve_compiler("driver") == "driver"
     monkeypatch.setenv("NVFP4RT_COMPILER", "fast")
@@ -100,6 +100,32 @@ def test_compiler_comes_from_the_argument_then_the_environment(monkeypatch):
         resolve_compiler()
     with pytest.raises(ValueError, match="compiler must be one of"):
         resolve_compiler("LINK")
+
+
+def test_auto_builds_only_setmaxnreg_kernels_as_whole_programs():
+    """auto: the linker for PTX without setmaxnreg (a mention in a comment does not count); a whole program for PTX
+    with it, by ptxas where it is found and takes the options, else by the driver's JIT; other names pass through."""
+    plain = ADD_ONE.read_text() + "\n// setmaxnreg.inc.sync.aligned.u32 232; in a comment\n/* setmaxnreg.dec */\n"
+    ws = _warp_specialised(200)
+    assert not uses_setmaxnreg(plain) and uses_setmaxnreg(ws)
+    assert choose_compiler("auto", plain, ptxas_found=True) == "link"
+    assert choose_compiler("auto", ws, ptxas_found=True) == "ptxas"
+    assert choose_compiler("auto", ws, ptxas_found=False) == "driver"
+    assert choose_compiler("auto", ws, {"CU_JIT_FTZ": 1}, ptxas_found=True) == "driver"  # no ptxas form
+    assert choose_compiler("auto", ws, {"CU_JIT_MAX_REGISTERS": 232}, ptxas_found=True) == "ptxas"
+    for name in ("link", "driver", "ptxas"):
+        assert choose_compiler(name, ws, ptxas_found=False) == name == choose_compiler(name, plain)
+
+
+def test_describe_compiler_names_the_whole_program_builder(monkeypatch):
+    import nvfp4rt.assemble as assemble_mod
+
+    monkeypatch.setattr(assemble_mod, "find_ptxas", lambda: None)
+    assert describe_compiler("auto") == ("auto (setmaxnreg kernels by the driver's whole-program JIT (no ptxas "
+                                         "found); others by the JIT linker)")
+    assert describe_compiler("driver") == "driver"
+    monkeypatch.setenv("NVFP4RT_COMPILER", "link")
+    assert describe_compiler() == "link"
 
 
 def test_ptxas_arguments_map_the_jit_options():
@@ -392,7 +418,7 @@ def test_every_compiler_loads_a_working_kernel(tmp_path, compiler):
         pytest.skip("ptxas not found")
     cache = CubinCache(tmp_path)
     mod = load(ADD_ONE, cache=cache, compiler=compiler)
-    assert mod.compiler == compiler
+    assert mod.compiler == (compiler if compiler != "auto" else "link")  # add_one uses no setmaxnreg
     x = np.arange(300, dtype=np.float32) - 150
     np.testing.assert_array_equal(_run_add_one(mod.kernel("add_one"), x), x + 1)
     if compiler == "driver":  # the driver hands back no cubin: nothing enters nvfp4rt's cache
@@ -418,3 +444,36 @@ def test_the_linker_ignores_setmaxnreg_and_the_whole_program_paths_keep_it(tmp_p
         cache = CubinCache(tmp_path)
         keys = {load(text, cache=cache, compiler=c).key for c in ("link", "ptxas")}
         assert len(keys) == 2 and len(cache.entries()) == 2
+
+
+@pytest.mark.gpu
+@requires_gpu
+def test_auto_builds_a_setmaxnreg_kernel_as_a_whole_program(tmp_path):
+    """The default compiler keeps setmaxnreg: no C7504 in the log, built by ptxas (cached) or the driver's JIT."""
+    from nvfp4rt.assemble import find_ptxas
+
+    mod = load(_warp_specialised(200), cache=CubinCache(tmp_path))
+    assert mod.compiler == ("ptxas" if find_ptxas() is not None else "driver")
+    assert "C7504" not in mod.jit_log
+    assert (mod.key is not None) == (mod.compiler == "ptxas")
+
+
+@pytest.mark.gpu
+@requires_gpu
+def test_auto_falls_back_to_the_driver_when_ptxas_fails(tmp_path, monkeypatch):
+    """Where ptxas cannot build (here: a stand-in that fails like an older toolkit would), auto warns, names the
+    file, and the driver's whole-program JIT builds the kernel; an explicit compiler="ptxas" raises instead."""
+    import nvfp4rt.module as module_mod
+    from nvfp4rt.assemble import PtxAssemblyError
+
+    def failing_ptxas(source, arch, options):
+        raise PtxAssemblyError(source.origin, arch, [], "ptxas fatal   : Unsupported .version 9.9")
+
+    monkeypatch.setattr(module_mod, "_ptxas_build", failing_ptxas)
+    monkeypatch.setattr(module_mod, "choose_compiler",
+                        lambda c, text, opts=None: "ptxas" if c == "auto" else c)  # as if ptxas were found
+    with pytest.warns(RuntimeWarning, match="ptxas could not build .*driver's whole-program JIT"):
+        mod = load(_warp_specialised(200), cache=CubinCache(tmp_path))
+    assert mod.compiler == "driver" and "C7504" not in mod.jit_log
+    with pytest.raises(PtxAssemblyError, match="Unsupported .version"):
+        load(_warp_specialised(200), cache=CubinCache(tmp_path), compiler="ptxas")

@@ -21,7 +21,7 @@ if want tests; then
   python3 -m pytest -q -rs -p no:cacheprovider tests 2>&1 | tee "$OUT/pytest.log" || status=1
 fi
 if want sanitize; then
-  for tool in memcheck racecheck; do
+  for tool in memcheck racecheck synccheck; do
     compute-sanitizer --tool $tool --error-exitcode 9 python3 tools/sanitize_kernels.py 2>&1 | tail -40 | tee "$OUT/sanitizer-$tool.log" || status=1
   done
 fi

@@ -1,9 +1,13 @@
-"""Run every kernel on small shapes, for compute-sanitizer (memcheck / racecheck).
+"""Run every kernel on small shapes, for compute-sanitizer (memcheck / racecheck / synccheck).
 
-    compute-sanitizer --tool memcheck --error-exitcode 9 python3 tools/sanitize_kernels.py
+    compute-sanitizer --tool memcheck --error-exitcode 9 python3 tools/sanitize_kernels.py [gemv gemm dual grouped]
 
-Each kernel is checked against its reference too, so a run that the sanitizer
-passes is also a correct one.  Exit code 1 on a wrong result.
+Every plan class of every op runs (GEMV: the default, sm80 and TMA kernels; GEMM: the mma, wgmma and cluster
+kernels; dual: the first kernel, the 256-row cluster kernel, its K split, the 128-row tiles; grouped: the first
+kernel, the cluster kernel and the m-tile plan), on ragged shapes as well as whole tiles, each on fresh data
+("wide": the full fp4 range, scales down to e4m3 subnormals) with NaN-poisoned outputs and checked against the
+float64 reference, so a run that the sanitizer passes is also a correct one.  Exit code 1 on a wrong result.
+The arguments pick ops (default: all).
 """
 import sys
 
@@ -32,7 +36,89 @@ def gemv_case(m, k, l, variant):
     return res.ok
 
 
-def main() -> int:
+def gemm_case(plan_class, m, n, k, l, **kwargs):
+    from nvfp4rt.ops.gemm import GemmLayout
+
+    d = data.gemm_data(m, n, k, l, seed=None, distribution="wide")
+    ref = reference.gemm_ref(d.a, d.b, d.sfa, d.sfb)
+    dev = {x: nvfp4rt.from_numpy(np.ascontiguousarray(d.physical(x)).view(np.uint8)) for x in ("a", "b", "sfa", "sfb")}
+    c = nvfp4rt.from_numpy(np.full((l, m, n), np.nan, dtype=np.float16))
+    plan = plan_class(m, n, k, l, GemmLayout.contiguous(m, n, k, l), **kwargs)
+    plan.run(dev["a"], dev["b"], dev["sfa"], dev["sfb"], c) if hasattr(plan, "run") else \
+        plan(dev["a"], dev["b"], dev["sfa"], dev["sfb"], c)
+    return _report(f"gemm {plan_class.__name__} {kwargs or ''} m={m} n={n} k={k} l={l}",
+                   reference.check(c.numpy().transpose(1, 2, 0), ref))
+
+
+def dual_case(plan_class, m, n, k, l, **kwargs):
+    d = data.dual_gemm_data(m, n, k, l, seed=None, distribution="wide")
+    ref = reference.dual_gemm_silu_ref(d.a, d.b1, d.b2, d.sfa, d.sfb1, d.sfb2)
+    names = ("a", "b1", "b2", "sfa", "sfb1", "sfb2")
+    dev = [nvfp4rt.from_numpy(np.ascontiguousarray(d.physical(x)).view(np.uint8)) for x in names]
+    c = nvfp4rt.from_numpy(np.full((l, m, n), np.nan, dtype=np.float16))
+    plan_class(m, n, k, l, **kwargs).run(*dev, c)
+    return _report(f"dual {plan_class.__name__} {kwargs or ''} m={m} n={n} k={k} l={l}",
+                   reference.check(c.numpy().transpose(1, 2, 0), ref))
+
+
+def grouped_case(plan_class, shapes, **kwargs):
+    d = data.grouped_gemm_data(shapes, seed=None, distribution="wide")
+    refs = reference.grouped_gemm_ref(d.groups)
+    groups = []
+    for g in d.groups:
+        arrs = [nvfp4rt.from_numpy(np.ascontiguousarray(g.physical(x)).view(np.uint8)) for x in ("a", "b", "sfa", "sfb")]
+        groups.append((*arrs, nvfp4rt.from_numpy(np.full((1, g.m, g.n), np.nan, dtype=np.float16))))
+    plan_class(shapes, **kwargs).run(groups)
+    results = [reference.check(g[4].numpy().transpose(1, 2, 0), r) for g, r in zip(groups, refs)]
+    bad = [r for r in results if not r.ok]
+    return _report(f"grouped {plan_class.__name__} {kwargs or ''} {shapes}", bad[0] if bad else results[0])
+
+
+def _report(what: str, res) -> bool:
+    print(f"{what}: {'ok' if res.ok else res}", flush=True)
+    return res.ok
+
+
+def gemm_cases() -> bool:
+    from nvfp4rt.ops.gemm import GemmMmaPlan
+    from nvfp4rt.ops.gemm_wgmma import GemmWgmmaPlan
+    from nvfp4rt.ops.gemm_wgmma_cluster import GemmClusterPlan
+
+    ok = True
+    for m, n, k, l in [(37, 72, 96, 2), (128, 256, 512, 1)]:
+        ok &= gemm_case(GemmMmaPlan, m, n, k, l)
+    for cls in (GemmWgmmaPlan, GemmClusterPlan):
+        for m, n, k, l in [(128, 256, 1024, 1), (200, 130, 1088, 2), (1, 8, 64, 1)]:
+            ok &= gemm_case(cls, m, n, k, l)
+    return ok
+
+
+def dual_cases() -> bool:
+    from nvfp4rt.ops.dual_gemm import DualGemmPlan
+    from nvfp4rt.ops.dual_gemm_cluster import DualGemmClusterPlan
+    from nvfp4rt.ops.dual_gemm_tiles import DualGemmTilesPlan
+
+    ok = True
+    for cls in (DualGemmPlan, DualGemmClusterPlan, DualGemmTilesPlan):
+        for m, n, k, l in [(257, 65, 1088, 2), (300, 130, 320, 1), (512, 256, 2048, 1)]:
+            ok &= dual_case(cls, m, n, k, l)
+    ok &= dual_case(DualGemmClusterPlan, 256, 128, 4096, 1, ksplit=2)
+    return ok
+
+
+def grouped_cases() -> bool:
+    from nvfp4rt.ops.grouped_gemm import GroupedGemmPlan
+    from nvfp4rt.ops.grouped_gemm_cluster import GroupedGemmClusterPlan
+    from nvfp4rt.ops.grouped_gemm_mtiles import GroupedGemmMTilePlan
+
+    ok = True
+    for cls in (GroupedGemmPlan, GroupedGemmClusterPlan, GroupedGemmMTilePlan):
+        for shapes in ([(80, 520, 640), (17, 200, 1088), (257, 264, 320)], [(1, 8, 64)], [(256, 512, 2048)] * 2):
+            ok &= grouped_case(cls, shapes)
+    return ok
+
+
+def gemv_cases() -> bool:
     ok = True
     for m, k, l in [(1, 64, 1), (129, 96, 3), (37, 2048 + 64, 2), (64, 16384, 1), (9, 48, 2)]:
         ok &= gemv_case(m, k, l, "default")
@@ -44,6 +130,21 @@ def main() -> int:
             ok &= gemv_case_tma(gemv_tma, m, k, l)
     except ImportError:
         pass
+    return ok
+
+
+OPS = {"gemv": gemv_cases, "gemm": gemm_cases, "dual": dual_cases, "grouped": grouped_cases}
+
+
+def main(argv=None) -> int:
+    names = (argv if argv is not None else sys.argv[1:]) or list(OPS)
+    unknown = [n for n in names if n not in OPS]
+    if unknown:
+        print(f"unknown op(s) {unknown}: pick from {list(OPS)}", file=sys.stderr)
+        return 2
+    ok = True
+    for name in names:
+        ok &= OPS[name]()
     nvfp4rt.device().synchronize()
     return 0 if ok else 1
 
