@@ -89,22 +89,25 @@ def test_whole_tile_rule_and_the_variant_choice():
     assert D.variant_for(256, 3072, 4096, 1) == "wgmma_tiles"
     assert D.variant_for(256, 4096, 7168, 1, sm_count=100) == "wgmma_cluster"
     assert D.variant_for(512, 3072, 7168, 1) == "wgmma_tiles"  # stream-K over the tiles (cluster_tiles_win below)
-    assert D.variant_for(512, 4096, 7168, 1) == "wgmma_tiles"  # two whole tiles per CTA (aligned_run)
+    assert D.variant_for(512, 4096, 7168, 1) == "wgmma_cluster"  # whole cluster tiles per run (session 43)
     assert D.variant_for(512, 3328, 1024, 1) == "wgmma_cluster"  # whole cluster tiles per run; the tiles' run splits
     assert D.variant_for(D.CLUSTER_MIN_M, 512, 1024, 1) == "wgmma"  # m <= 128 keeps the first kernel
     assert D.variant_for(256, 3072, 4096, 1, alpha2=2.0**110) == "wgmma"  # the 2^28 operand scaling would overflow
 
 
 @pytest.mark.parametrize("m,n,k,cluster_wins", [
-    (512, 4096, 7168, False),   # H100: cluster kernel 98.1-98.2 us, tiles in runs of two whole tiles 93.7-93.8
-                                # (session 21; with even-share runs of 55 units they took 105-106, session 20)
-    (512, 3072, 7168, False),   # 86 against 83: the cluster kernel splits its 96 tiles over 132 SMs
-    (384, 4096, 7168, False),   # 96 against 82: its second 256-row m tile is half empty
-    (768, 3072, 4096, False),   # 79-80 against 71-72: split
-    (384, 3072, 2048, False),   # 38 against 28.5: padded and split
-    (1024, 2048, 4096, False),  # 61-62 against 58: the tiles' even share is two whole tiles
+    # H100 whole calls, us, the cluster kernel built as a whole program (session 43, dual43.py): cluster | tiles
+    (512, 4096, 7168, True),    # 82.8 | 88.8: the cluster's share, 28 units, is one whole tile
+    (1024, 2048, 4096, True),   # 53.1 | 54.9: 16 units, one whole tile
+    (768, 3072, 4096, False),   # 65.2 | 65.3: its share of 18 units splits tiles of 16
+    (512, 3072, 7168, False),   # 71.9 | 69.7: split
+    (384, 4096, 7168, False),   # 83.7 | 72.1: its second 256-row m tile is half empty
+    (384, 3072, 2048, False),   # 33.6 | 28.1: padded and split
+    (768, 4096, 7168, False),   # 186.9 | 131.5: split
+    (1024, 4096, 7168, False),  # 190.7 | 184.3: split
+    (1024, 3072, 2048, False),  # 48.2 | 46.2: split
 ])
-def test_cluster_kernel_only_where_its_tiles_are_whole_and_the_tiles_would_split(m, n, k, cluster_wins):
+def test_cluster_kernel_only_where_its_tiles_are_whole(m, n, k, cluster_wins):
     assert D.cluster_tiles_win(m, n, k, 1, 132) == cluster_wins
     assert D.variant_for(m, n, k, 1) == ("wgmma_cluster" if cluster_wins else "wgmma_tiles")
 

@@ -444,23 +444,21 @@ CLUSTER_MIN_K_ONE_M_TILE = 4096
 
 
 def cluster_tiles_win(m: int, n: int, k: int, l: int, sm_count: int = 132) -> bool:
-    """Whether the 256-row cluster kernel beats the 128-row tiles' stream-K where m > 256 (pure): only where its
-    256-row tiles are full (m a multiple of 256), its even share over ``sm_count / 2`` clusters of 2 is whole tiles
-    (no split, no partials), and the tiles' run over ``sm_count`` CTAs
-    (:func:`~nvfp4rt.ops.dual_gemm_tiles.streamk_run`) is not whole tiles.  Measured on the H100: with even-share runs
-    (session 20) the cluster kernel won 512 x 4096 x 7168 (98-100 against 105-106 us) and lost 512 x 3072 x 7168 (86
-    against 83), 384 x 4096 x 7168 (96 against 82), 768 x 3072 x 4096 (79-80 against 71-72), 384 x 3072 x 2048 (38
-    against 28.5) and 1024 x 2048 x 4096 (61-62 against 58); with quarter-tile runs (session 21) the tiles' run on
-    512 x 4096 x 7168 is two whole tiles (55 -> 56 units), and they win it too: 93.7-93.8 against 98.1-98.2 us."""
+    """Whether the 256-row cluster kernel beats the 128-row tiles' stream-K where m > 256 (pure): where its 256-row
+    tiles are full (m a multiple of 256) and its even share over ``sm_count / 2`` clusters of 2 is whole tiles (no
+    split, no partials).  Measured on the H100 with the cluster kernel built as a whole program (the runtime's "auto"
+    compiler keeps its setmaxnreg; session 43, docs/dual_gemm.md): it wins 512 x 4096 x 7168 (82.8 against 88.8 us)
+    and 1024 x 2048 x 4096 (53.1 against 54.9), ties 768 x 3072 x 4096 (65.2, split), and loses every split or padded
+    shape measured: 512 x 3072 x 7168 (71.9 against 69.7), 384 x 4096 x 7168 (83.7 against 72.1), 384 x 3072 x 2048
+    (33.6 against 28.1), 768 x 4096 x 7168 (186.9 against 131.5), 1024 x 4096 x 7168 (190.7 against 184.3),
+    1024 x 3072 x 2048 (48.2 against 46.2).  Built by the JIT linker (``NVFP4RT_COMPILER=link``) the cluster kernel
+    is 7-9% slower and lost 512 x 4096 x 7168 and 1024 x 2048 x 4096 too (sessions 20-21)."""
     from .dual_gemm_cluster import TILE_M as ROWS_256, TILE_N as COLS_256
-    from .dual_gemm_tiles import streamk_run
 
     k_stages = -(-k // STAGE_K)
     cluster_units = l * -(-m // ROWS_256) * -(-n // (2 * COLS_256)) * k_stages  # cluster tiles of 2 CTAs
     cluster_share = -(-cluster_units // (sm_count // 2))
-    tile_run = streamk_run(m, n, k, l, sm_count)  # None: capped runs, shorter than a tile
-    tiles_split = tile_run is None or tile_run % k_stages != 0
-    return m % ROWS_256 == 0 and cluster_share % k_stages == 0 and tiles_split
+    return m % ROWS_256 == 0 and cluster_share % k_stages == 0
 
 
 def variant_for(m, n, k, l, layout=None, alpha1: float = 1.0, alpha2: float = 1.0, sm_count: int = 132) -> str:
