@@ -280,22 +280,36 @@ def choose_compiler(compiler: str, ptx_text: str, options: dict[str, int] | None
 
 def describe_compiler(compiler: str | None = None) -> str:
     """One line naming what ``compiler`` (default: :func:`resolve_compiler`) builds with on this machine, e.g.
-    "auto (setmaxnreg kernels by ptxas, Cuda compilation tools, release 13.0, V13.0.88; others by the JIT linker)"."""
+    "auto (setmaxnreg kernels by ptxas (release 13.0, V13.0.88); others by the JIT linker)"."""
     name = resolve_compiler(compiler)
     if name != "auto":
         return name
     from .assemble import find_ptxas
 
     exe = find_ptxas()
-    whole = f"ptxas, {_ptxas_release(exe)}" if exe else "the driver's whole-program JIT (no ptxas found)"
+    whole = f"ptxas ({_ptxas_release_name(exe)})" if exe else "the driver's whole-program JIT (no ptxas found)"
     return f"auto (setmaxnreg kernels by {whole}; others by the JIT linker)"
 
 
 @lru_cache(maxsize=8)
-def _ptxas_release(exe: str) -> str:
-    """The release line of ``exe --version`` (part of the cache key of what it builds)."""
+def _ptxas_version(exe: str) -> tuple[str, ...]:
+    """The lines of ``exe --version``."""
     out = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=60).stdout.strip()
-    return out.splitlines()[-1] if out else exe
+    return tuple(out.splitlines())
+
+
+def _ptxas_release(exe: str) -> str:
+    """The build line of ``exe --version``, e.g. "Build cuda_13.0.r13.0/compiler.36424714_0" (part of the cache key
+    of what it builds)."""
+    lines = _ptxas_version(exe)
+    return lines[-1] if lines else exe
+
+
+def _ptxas_release_name(exe: str) -> str:
+    """The release named by ``exe --version``, e.g. "release 13.0, V13.0.88"."""
+    lines = _ptxas_version(exe)
+    named = [ln.split("tools, ", 1)[-1] for ln in lines if "release" in ln]
+    return named[0] if named else _ptxas_release(exe)
 
 
 def _ptxas_build(source: PtxSource, arch: str, options: dict[str, int]) -> tuple[bytes, str]:

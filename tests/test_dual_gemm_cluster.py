@@ -480,7 +480,7 @@ def test_the_op_layer_picks_the_kernel_variant_for():
     from nvfp4rt.ops.dual_gemm_tiles import DualGemmTilesPlan
 
     assert type(D.plan_dual_gemm_silu(512, 3328, 1024)) is DC.DualGemmClusterPlan  # whole 256-row tiles per run
-    assert type(D.plan_dual_gemm_silu(512, 4096, 7168)) is DualGemmTilesPlan  # runs of two whole 128-row tiles
+    assert type(D.plan_dual_gemm_silu(512, 4096, 7168)) is DC.DualGemmClusterPlan  # one whole 256-row tile per run
     assert type(D.plan_dual_gemm_silu(257, 3072, 4096)) is DualGemmTilesPlan  # stream-K over the 128-row tiles
     assert type(D.plan_dual_gemm_silu(256, 512, 8192)) is DC.DualGemmClusterPlan
     assert type(D.plan_dual_gemm_silu(300, 512, 1024)) is DualGemmTilesPlan

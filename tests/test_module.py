@@ -128,6 +128,21 @@ def test_describe_compiler_names_the_whole_program_builder(monkeypatch):
     assert describe_compiler() == "link"
 
 
+def test_describe_compiler_names_the_ptxas_release(tmp_path, monkeypatch):
+    """With a ptxas found, auto's description names its release line; the cache key keeps the build line."""
+    import nvfp4rt.assemble as assemble_mod
+    from nvfp4rt.module import _ptxas_release
+
+    fake = tmp_path / "ptxas"
+    fake.write_text("#!/bin/sh\necho 'ptxas: NVIDIA (R) Ptx optimizing assembler'\n"
+                    "echo 'Cuda compilation tools, release 13.0, V13.0.88'\necho 'Build cuda_13.0.r13.0/compiler.1_0'\n")
+    fake.chmod(0o755)
+    monkeypatch.setattr(assemble_mod, "find_ptxas", lambda: str(fake))
+    assert describe_compiler("auto") == ("auto (setmaxnreg kernels by ptxas (release 13.0, V13.0.88); others by the "
+                                         "JIT linker)")
+    assert _ptxas_release(str(fake)) == "Build cuda_13.0.r13.0/compiler.1_0"
+
+
 def test_ptxas_arguments_map_the_jit_options():
     opts = normalize_jit_options({"max_registers": 64, "optimization_level": 4, "generate_line_info": True,
                                   "fma": False, "threads_per_block": 384, "min_cta_per_sm": 1})
