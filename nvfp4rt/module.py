@@ -217,7 +217,7 @@ def _resolve_device(device) -> driver.Device:
 #: Measured on the H100 (docs/device-logs/2026-11-28-session43/, run 2, the benches under "link" and "ptxas" on
 #: one machine): the two kernels that use ``setmaxnreg`` run 5-10% faster as whole programs (grouped case 2 63.7
 #: against 70.6-71.1 us; the cluster dual kernel on 512 x 4096 x 7168 83.7 against 90.7-90.8), while the GEMM
-#: template's builds, which do not use it, run 0.2-2.5 us slower built by ptxas than by the linker.
+#: template's builds, which do not use it, run level to 2.9 us slower built by ptxas than by the linker.
 COMPILERS = ("auto", "link", "driver", "ptxas")
 DEFAULT_COMPILER = "auto"
 COMPILER_ENV = "NVFP4RT_COMPILER"

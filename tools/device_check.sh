@@ -2,7 +2,7 @@
 # One batched run on a GPU machine: environment, the whole test suite (GPU tests included),
 # compute-sanitizer on the kernels, and the benchmarks.  Logs go to $OUT (or ./device_out).
 # Usage: bash tools/device_check.sh [tests|sanitize|bench|all]...   (default: all)
-# Environment: NVFP4RT_COMPILER (link, driver, ptxas: which compiler builds every kernel), BENCH_OPS (e.g.
+# Environment: NVFP4RT_COMPILER (auto (default), link, driver, ptxas: which compiler builds every kernel), BENCH_OPS (e.g.
 # "gemv gemm dual_gemm grouped_gemm"; default gemv).  Bench JSON goes to $OUT/bench.
 set -u -o pipefail
 cd "$(dirname "$0")/.."

@@ -167,7 +167,9 @@ HEADER = f"""\
 //     .minnctapersm 1); setmaxnreg gives the producer warpgroup 40 and the consumers 232 (128 x 40 + 256 x
 //     232 <= 65536) for 128 accumulators, the B fragment sets, prefetched words and scales, addressing.
 //     ptxas reports no spills with both setmaxnreg and the carve-up below (every shared-memory base a
-//     constant offset from one register); without either it spills 4 to 32 bytes.
+//     constant offset from one register); without either it spills 4 to 32 bytes.  setmaxnreg holds only in a
+//     whole-program build (ptxas, or the driver's JIT on this text), which nvfp4rt's default compiler picks for
+//     it; the driver's JIT linker ignores it (C7504) and serialises every wgmma (C7512): 5-10% slower (session 43).
 //
 // STREAM-K REDUCTION (deterministic, never silu of a partial)
 //   A tile done by one cluster goes straight to the epilogue.  Otherwise every contributor CTA writes

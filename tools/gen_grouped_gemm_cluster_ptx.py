@@ -201,7 +201,9 @@ def header(step: int = TOKEN_STEP, early_ctas: bool = True) -> str:
 //   warpgroups 1, 2: consumers.  Per segment (the part of one tile in the cluster's run) they find the
 //     group, the tile's rows = min({TILE_M}, m_g - {TILE_M}*mt) and jump to the unit loop of the smallest N >= rows.
 //     setmaxnreg 40 / 232 as in the dual (ptxas allocates the consumers' code up to 232 registers); ptxas -v must
-//     report no spills and no C7511.
+//     report no spills and no C7511.  Built as a whole program, as nvfp4rt's default compiler builds PTX that uses
+//     setmaxnreg: the driver's JIT linker ignores it (C7504), serialises every wgmma (C7512) and spills 44 bytes,
+//     and ran case 2 in 70.6-71.1 us against 63.7 (session 43).
 //     UNIT DRAIN: every unit loop waits for its wgmmas (wait_group 0) before the stage release at the end of each
 //     unit, so no wgmma group is pending across a loop's back edge.  Without it, ptxas's register demand grew with
 //     the number of unit loops, whatever their N (offline ptxas 13.0: N = 32 loops beside one N = 64 loop spilled

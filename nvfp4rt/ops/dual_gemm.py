@@ -452,7 +452,7 @@ def cluster_tiles_win(m: int, n: int, k: int, l: int, sm_count: int = 132) -> bo
     shape measured: 512 x 3072 x 7168 (71.9 against 69.7), 384 x 4096 x 7168 (83.7 against 72.1), 384 x 3072 x 2048
     (33.6 against 28.1), 768 x 4096 x 7168 (186.9 against 131.5), 1024 x 4096 x 7168 (190.7 against 184.3),
     1024 x 3072 x 2048 (48.2 against 46.2).  Built by the JIT linker (``NVFP4RT_COMPILER=link``) the cluster kernel
-    is 7-9% slower and lost 512 x 4096 x 7168 and 1024 x 2048 x 4096 too (sessions 20-21)."""
+    is 5-10% slower and lost 512 x 4096 x 7168 and 1024 x 2048 x 4096 too (sessions 20-21)."""
     from .dual_gemm_cluster import TILE_M as ROWS_256, TILE_N as COLS_256
 
     k_stages = -(-k // STAGE_K)
