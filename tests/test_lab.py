@@ -294,6 +294,27 @@ def test_gemm_assemble_only_reports_the_matched_abi(path, variant, capsys):
     assert entry["spill_stores"] == 0 and entry["registers"] > 0
 
 
+@needs_ptxas
+@pytest.mark.parametrize("compiler, linked", [(None, True), ("link", True), ("ptxas", False), ("driver", False)])
+def test_assemble_only_builds_as_the_chosen_compiler_would(compiler, linked, capsys, monkeypatch):
+    """The offline report assembles what runs: a relocatable unit (ptxas -c) where the JIT linker builds the kernel
+    (auto's choice for PTX without setmaxnreg, as here), else a whole program."""
+    monkeypatch.delenv("NVFP4RT_COMPILER", raising=False)
+    flag = ["--compiler", compiler] if compiler else []
+    code, out, _ = lab(["gemm", str(GEMM_WGMMA_PTX), "--assemble-only", "--json", *flag], capsys)
+    doc = json.loads(out)
+    assert code == 0, doc["error"]
+    assert doc["assembly"]["linked"] is linked and doc["assembly"]["entries"][0]["registers"] > 0
+    code, out, _ = lab(["gemm", str(GEMM_WGMMA_PTX), "--assemble-only", *flag], capsys)
+    assert code == 0 and ("ptxas -c (a relocatable unit" in out) is linked
+
+
+def test_a_bad_compiler_in_the_environment_is_a_usage_error(capsys, monkeypatch):
+    monkeypatch.setenv("NVFP4RT_COMPILER", "nvcc")
+    code, _, err = lab(["gemm", str(GEMM_WGMMA_PTX), "--assemble-only"], capsys)
+    assert code == 2 and "NVFP4RT_COMPILER must be one of" in err
+
+
 @pytest.mark.parametrize("spec, words", [("128,256,100", "shape '128,256,100' for gemm: the GEMM ABIs need k divisible by 64"), ("1,2", "4 positive integers m,n,k,l"),
                                          ("128,0,256,1", "positive"), ("huge", "preset 'huge'"),
                                          ("1,2,3,4,5", "m,n,k,l")])

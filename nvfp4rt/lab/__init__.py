@@ -103,6 +103,10 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--no-baseline", action="store_true", help="do not time the built-in kernel")
     p.add_argument("--assemble-only", action="store_true", help="only render and assemble (no GPU needed)")
     p.add_argument("--device", type=_nonneg_int, default=0, help="device ordinal (default 0)")
+    p.add_argument("--compiler", choices=("auto", "link", "driver", "ptxas"), default=None,
+                   help="what builds the kernel (default: $NVFP4RT_COMPILER, else auto: a whole program where the PTX "
+                        "uses setmaxnreg, else the driver's JIT linker; docs/runtime.md); the offline ptxas report "
+                        "builds the same way (ptxas -c where the linker builds it)")
     p.add_argument("--watch-runs", type=_positive_int, default=None, help=argparse.SUPPRESS)
     p.set_defaults(func=run_lab)
     return p
@@ -112,7 +116,8 @@ def _options(args) -> Options:
     return Options(op=args.op, file=Path(args.file), entry=args.entry, shapes=args.shapes, target=args.target,
                    constants=dict(args.defines), iters=args.iters, warmup=args.warmup, seed=args.seed,
                    data=args.data, device=args.device, assemble_only=args.assemble_only,
-                   spec=Path(args.spec) if args.spec else None, watch=args.watch, baseline=not args.no_baseline)
+                   spec=Path(args.spec) if args.spec else None, watch=args.watch, baseline=not args.no_baseline,
+                   compiler=args.compiler)
 
 
 def _err(msg: str) -> None:

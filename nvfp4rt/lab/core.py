@@ -220,7 +220,8 @@ class LabOp:
         the offline ptxas report cannot show (empty on a cache hit: no JIT ran)."""
         from ..module import load
 
-        module = load(path, constants=constants or None, device=self.device, target=target)
+        module = load(path, constants=constants or None, device=self.device, target=target,
+                      compiler=self.options.compiler)
         return module.kernel(entry), {"from_cache": module.from_cache, "seconds": module.load_seconds,
                                       "compiler": module.compiler, "jit_notes": jit_notes(module.jit_log)}
 
@@ -352,6 +353,7 @@ class Options:
     spec: Path | None = None
     watch: bool = False
     baseline: bool = True
+    compiler: str | None = None  # one of nvfp4rt.module.COMPILERS; None: $NVFP4RT_COMPILER, else "auto"
 
 
 # =========================================================================== the run
@@ -405,6 +407,12 @@ class Session:
         self.options = options
         self.log = log or (lambda msg: print(msg, file=sys.stderr))
         self.op = get_op(options.op)(options)
+        from ..module import resolve_compiler
+
+        try:
+            resolve_compiler(options.compiler)
+        except ValueError as exc:
+            raise LabUsageError(str(exc)) from None
         path = Path(options.file)
         if not path.is_file():
             raise LabUsageError(f"PTX file {str(path)!r} not found")
@@ -454,6 +462,7 @@ class Session:
     def run(self, *, edit_time: float | None = None) -> dict:
         """One run; returns the result document (never raises for a failing kernel)."""
         from ..assemble import PtxAssemblyError, assemble, find_ptxas
+        from ..module import choose_compiler, resolve_compiler
         from ..ptxsource import PtxSource, PtxTemplateError
 
         self.runs += 1
@@ -491,14 +500,16 @@ class Session:
             entry = self._entry(entries)
             res["entry"] = entry
             phases["render"] = time.perf_counter() - t
-            # (1) assemble with ptxas, in a thread, while (2) the driver JIT links the same text
+            # (1) assemble with ptxas, in a thread, while (2) the runtime builds the same text; ptxas builds what
+            # runs: a relocatable unit (ptxas -c) where the JIT linker builds it, else a whole program
             asm: dict = {}
             exe = find_ptxas()
+            linked = choose_compiler(resolve_compiler(self.options.compiler), source.text) == "link"
 
             def run_ptxas():
                 t0 = time.perf_counter()
                 try:
-                    asm["report"] = assemble(source, target, ptxas=exe)
+                    asm["report"] = assemble(source, target, extra_args=("-c",) if linked else (), ptxas=exe)
                 except Exception as exc:  # noqa: BLE001 - reported below
                     asm["error"] = exc
                 asm["seconds"] = time.perf_counter() - t0
@@ -520,7 +531,7 @@ class Session:
             if thread is not None:
                 thread.join()
                 phases["assemble"] = asm["seconds"]
-            res["assembly"] = {"ptxas": exe, "target": target, "seconds": asm.get("seconds"),
+            res["assembly"] = {"ptxas": exe, "target": target, "seconds": asm.get("seconds"), "linked": linked,
                                "entries": [], "warnings": [], "errors": []}
             err = asm.get("error")
             if isinstance(err, PtxAssemblyError):

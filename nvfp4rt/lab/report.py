@@ -27,6 +27,8 @@ def format_table(res: dict) -> str:
         if asm.get("ptxas") is None:
             lines.append("ptxas: not found, offline assembly skipped (the driver JIT still checks the PTX)")
         elif asm.get("entries"):
+            if asm.get("linked"):
+                lines.append("ptxas -c (a relocatable unit, as the JIT linker builds it: setmaxnreg ignored)")
             rows = [("entry", "regs", "spill st", "spill ld", "stack", "smem", "lmem")]
             rows += [(e["name"], _f(e["registers"], "d", "?"), str(e["spill_stores"]), str(e["spill_loads"]),
                       str(e["stack_bytes"]), str(e["shared_bytes"]), str(e["local_bytes"])) for e in asm["entries"]]
