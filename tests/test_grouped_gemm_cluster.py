@@ -255,6 +255,29 @@ def test_a16_producer_loads_exactly_the_slices_below_the_tiles_n(cluster):
     assert "@!%p_two bra A_HALF_DONE;" in first and "A_FIRST_DONE:" in first
 
 
+def test_a16_producer_looks_up_its_first_tile_before_waiting_for_the_decode():
+    """The early lookup (session 43): the A16 producer reads the table and fences and prefetches its first a16 map
+    (host data) before griddepcontrol.wait, and no A16 load can run before the wait: %p_dep starts set, only the
+    wait's block clears it, the wait is skipped only while it is clear, and the first pass cannot jump past the lookup
+    (%tend starts at 0)."""
+    prod = PTX.split("A_PRODUCER:")[1].split("\nEXIT:")[0]
+    lines = [ln.split("//")[0].strip() for ln in prod.splitlines()]
+    lines = [ln for ln in lines if ln]
+    wait = lines.index("griddepcontrol.wait;")
+    assert lines.count("griddepcontrol.wait;") == 1
+    assert lines[wait - 1] == "@!%p_dep bra A_TILE_READY;" and lines[wait + 1] == "setp.ne.u32 %p_dep, 0, 0;"
+    assert lines[wait + 2] == "A_TILE_READY:"
+    assert [ln for ln in lines if "%p_dep" in ln] == ["setp.eq.u32 %p_dep, 0, 0;", "@!%p_dep bra A_TILE_READY;",
+                                                      "setp.ne.u32 %p_dep, 0, 0;"]
+    start = lines.index("A_LOOP:")
+    assert lines.index("setp.eq.u32 %p_dep, 0, 0;") < start and lines.index("mov.u32 %tend, 0;") < start
+    first_load = next(i for i, ln in enumerate(lines) if ln.startswith("cp.async.bulk.tensor"))
+    assert wait < first_load
+    before = lines[start:wait]
+    assert any(ln.startswith("ld.global.nc") for ln in before)  # the lookup's table reads
+    assert any(ln.startswith("prefetch.tensormap") for ln in before)
+
+
 @pytest.mark.skipif(not __import__("shutil").which("ptxas") and not Path("/usr/local/cuda/bin/ptxas").exists(),
                     reason="ptxas not found")
 @pytest.mark.parametrize("cluster", GC.CLUSTER_SIZES)

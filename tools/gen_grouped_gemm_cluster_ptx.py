@@ -187,7 +187,9 @@ def header(step: int = TOKEN_STEP, early_ctas: bool = True) -> str:
 // PIPELINE AND WARP ROLES (block = 384 threads, one CTA per SM)
 //   thread 0: B producer.  Per unit: wait empty[slot] (8 arrives), expect {STAGE_BYTES} bytes on full[slot],
 //     TMA the group's B box to slot + 0 and its sfb box to slot + {SFB_OFF}.
-//   thread 32: A16 producer.  griddepcontrol.wait (the decode is complete), then per unit and k64 sub-step
+//   thread 32: A16 producer.  Looks its first tile up (the group search, the table's rows, the a16 map's fence
+//     and prefetch: host data, read while the decode may still run), then griddepcontrol.wait (the decode is
+//     complete; session 43: the lookup used to follow the wait, on the critical path), then per unit and k64 sub-step
 //     the dual's protocol: wait aempty[ab] (8 * CLUSTER arrives), expect the buffer's bytes on afull[ab], TMA
 //     this rank's slices of the group's A16 to every CTA of the cluster.  SLICES: a buffer's 256 rows are two
 //     {HALF_M}-row halves, and rank q owns the {HALF_M}/CLUSTER-row slice at {HALF_M}h + q*{HALF_M}/CLUSTER of half h.  A tile's
@@ -308,7 +310,7 @@ SIGNATURE = f"""
     .reg .pred  %p_lead, %p_more, %p_ready, %p_wrap, %p_acc, %p_whole, %p_last, %p_first, %p_row, %p_vec, %p_col;
     .reg .pred  %p_pend, %p_pend1, %p_l0, %p_rel, %p_new, %p_skip, %p_wg, %p_two, %p_head, %p_same;
     .reg .pred  %p_tma, %p_iss, %p_cmap;      // the TMA-store epilogue's
-    .reg .pred  %p_one;                       // the A16 producer: this rank's first-half slice is read
+    .reg .pred  %p_one, %p_dep;               // the A16 producer: this rank's first-half slice is read; decode awaited
     .reg .b32   %thread, %cta, %rank, %ct, %wg, %wi, %lane, %g, %t, %x, %y, %z, %tmp, %tmp2;
     .reg .b32   %m, %n, %KB, %ntiles, %S, %rows, %nblk, %lim, %stg, %otma, %box, %wbar, %cgrp, %qb, %tb;
     .reg .b32   %u, %u_end, %seg_end, %tile, %kb, %mt, %nt, %m0, %n0, %j;
@@ -839,7 +841,7 @@ A_PRODUCER:
     mov.u32 %aph, 0;
     mov.u16 %mask, (1 << {{{{CLUSTER}}}}) - 1;    // every CTA of the cluster
     mul.lo.u32 %arow, %rank, {HALF_M}/{{{{CLUSTER}}}}; // first row of this rank's slice of each {HALF_M}-row half
-    griddepcontrol.wait;                      // the decode kernel is complete and A16 is visible (PDL)
+    setp.eq.u32 %p_dep, 0, 0;                 // the decode not yet awaited: its wait follows the first lookup
     mov.u32 %tend, 0;                         // no tile yet
 A_LOOP:
     setp.ge.u32 %p_more, %u, %u_end;
@@ -868,6 +870,11 @@ A_MAPS_READY:
     mul.lo.u32 %x, %x, {HALF_M * 128}/{{{{CLUSTER}}}}; // bytes every sub-step's buffer receives from all ranks
     add.u32 %m0, %m0, %arow;                  // A16 row of this rank's slice of the first half
 {_tile_bounds()}
+    @!%p_dep bra A_TILE_READY;
+    // EARLY LOOKUP: the first tile's table reads and its a16 map's fence and prefetch (host data) ran while the
+    // decode may still be running; only its first A16 load needs the decode complete (PDL)
+    griddepcontrol.wait;                      // the decode kernel is complete and A16 is visible
+    setp.ne.u32 %p_dep, 0, 0;
 A_TILE_READY:
     sub.u32 %kb, %u, %tbase;                  // k256 stage of the tile
     shl.b32 %kel, %kb, 8;                     // k element of sub-step 0: 256 per stage
