@@ -180,7 +180,10 @@ def instrument(text: str) -> str:
                + (_red("a_pdl", "%pe0") if who == "a" else "")
                + "    mov.u32 %pc1, 1;\n" + _red(f"{who}_threads", "%pc1") + "    bra.uni EXIT;\n")
         text = _once(text, "\nEXIT:\n", "\n" + out + "EXIT:\n", "the EXIT label")
-        text = _once(text, f"{start}:\n", f"{start}:\n    mov.u32 %pf_pw, 0;\n    mov.u32 %pf_pt, %clock;\n", start)
+        # %pe0: the A16 producer's wait for the decode, which a producer with no unit never reaches (the early lookup)
+        zero_wait = "    mov.u32 %pe0, 0;\n" if who == "a" else ""
+        text = _once(text, f"{start}:\n", f"{start}:\n    mov.u32 %pf_pw, 0;\n{zero_wait}    mov.u32 %pf_pt, %clock;\n",
+                     start)
     # the A16 producer's wait for the decode prepass (programmatic dependent launch), into %pe0
     at = text.index("A_PRODUCER:\n")
     g = re.compile(r"^(    griddepcontrol\.wait;[^\n]*\n)", flags=re.M).search(text, at)
