@@ -399,7 +399,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ptx-version", default=None, help="PTX ISA version for {{PTX_VERSION}}")
     parser.add_argument("--linked", action="store_true",
                         help="assemble as the driver's JIT linker builds it (ptxas -c, a relocatable unit: setmaxnreg "
-                             "is ignored, C7504), the runtime's default compiler; without it, a whole program")
+                             "is ignored, C7504), which the runtime's default compiler uses for PTX without "
+                             "setmaxnreg; without it, a whole program, as the runtime builds PTX that uses setmaxnreg")
     args = parser.parse_args(argv)
 
     defines = {}
