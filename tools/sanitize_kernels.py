@@ -79,45 +79,43 @@ def _report(what: str, res) -> bool:
     return res.ok
 
 
-def gemm_cases() -> bool:
-    from nvfp4rt.ops.gemm import GemmMmaPlan
-    from nvfp4rt.ops.gemm_wgmma import GemmWgmmaPlan
-    from nvfp4rt.ops.gemm_wgmma_cluster import GemmClusterPlan
+#: The GEMM, dual and grouped cases: (plan class as "module.Class" under nvfp4rt.ops, the problem, plan kwargs).  A
+#: problem is (m, n, k, l), or a list of (m, n, k) groups.  tests/test_sanitize_cases.py checks each against its plan's
+#: pure geometry, so a case the plan would refuse fails on the CPU, not in a device run.
+GEMM_CASES = (
+    [("gemm.GemmMmaPlan", mnkl, {}) for mnkl in [(37, 72, 192, 2), (128, 256, 512, 1)]]
+    + [(cls, mnkl, {}) for cls in ("gemm_wgmma.GemmWgmmaPlan", "gemm_wgmma_cluster.GemmClusterPlan")
+       for mnkl in [(128, 256, 1024, 1), (200, 130, 1088, 2), (1, 8, 64, 1)]])
+DUAL_CASES = (
+    [(cls, mnkl, {}) for cls in ("dual_gemm.DualGemmPlan", "dual_gemm_cluster.DualGemmClusterPlan",
+                                 "dual_gemm_tiles.DualGemmTilesPlan")
+     for mnkl in [(257, 65, 1088, 2), (300, 130, 320, 1), (512, 256, 2048, 1)]]
+    + [("dual_gemm_cluster.DualGemmClusterPlan", (256, 128, 4096, 1), {"ksplit": 2})])
+GROUPED_CASES = (
+    [(cls, shapes, {}) for cls in ("grouped_gemm.GroupedGemmPlan", "grouped_gemm_cluster.GroupedGemmClusterPlan")
+     for shapes in ([(80, 520, 640), (17, 200, 1088), (257, 264, 320)], [(1, 8, 64)], [(256, 512, 2048)] * 2)]
+    + [("grouped_gemm_mtiles.GroupedGemmMTilePlan", shapes, {})  # its groups share n and k
+       for shapes in ([(80, 520, 640), (17, 520, 640), (257, 520, 640)], [(1, 8, 64)], [(256, 512, 2048)] * 2)])
 
-    ok = True
-    for m, n, k, l in [(37, 72, 192, 2), (128, 256, 512, 1)]:
-        ok &= gemm_case(GemmMmaPlan, m, n, k, l)
-    for cls in (GemmWgmmaPlan, GemmClusterPlan):
-        for m, n, k, l in [(128, 256, 1024, 1), (200, 130, 1088, 2), (1, 8, 64, 1)]:
-            ok &= gemm_case(cls, m, n, k, l)
-    return ok
+
+def plan_class(name: str):
+    """``"module.Class"`` -> the class ``nvfp4rt.ops.module.Class``."""
+    import importlib
+
+    module, cls = name.rsplit(".", 1)
+    return getattr(importlib.import_module(f"nvfp4rt.ops.{module}"), cls)
+
+
+def gemm_cases() -> bool:
+    return all([gemm_case(plan_class(c), *mnkl, **kw) for c, mnkl, kw in GEMM_CASES])
 
 
 def dual_cases() -> bool:
-    from nvfp4rt.ops.dual_gemm import DualGemmPlan
-    from nvfp4rt.ops.dual_gemm_cluster import DualGemmClusterPlan
-    from nvfp4rt.ops.dual_gemm_tiles import DualGemmTilesPlan
-
-    ok = True
-    for cls in (DualGemmPlan, DualGemmClusterPlan, DualGemmTilesPlan):
-        for m, n, k, l in [(257, 65, 1088, 2), (300, 130, 320, 1), (512, 256, 2048, 1)]:
-            ok &= dual_case(cls, m, n, k, l)
-    ok &= dual_case(DualGemmClusterPlan, 256, 128, 4096, 1, ksplit=2)
-    return ok
+    return all([dual_case(plan_class(c), *mnkl, **kw) for c, mnkl, kw in DUAL_CASES])
 
 
 def grouped_cases() -> bool:
-    from nvfp4rt.ops.grouped_gemm import GroupedGemmPlan
-    from nvfp4rt.ops.grouped_gemm_cluster import GroupedGemmClusterPlan
-    from nvfp4rt.ops.grouped_gemm_mtiles import GroupedGemmMTilePlan
-
-    ok = True
-    for cls in (GroupedGemmPlan, GroupedGemmClusterPlan):
-        for shapes in ([(80, 520, 640), (17, 200, 1088), (257, 264, 320)], [(1, 8, 64)], [(256, 512, 2048)] * 2):
-            ok &= grouped_case(cls, shapes)
-    for shapes in ([(80, 520, 640), (17, 520, 640), (257, 520, 640)], [(1, 8, 64)], [(256, 512, 2048)] * 2):
-        ok &= grouped_case(GroupedGemmMTilePlan, shapes)  # its groups share n and k
-    return ok
+    return all([grouped_case(plan_class(c), shapes, **kw) for c, shapes, kw in GROUPED_CASES])
 
 
 def gemv_cases() -> bool:
