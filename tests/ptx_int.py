@@ -1,7 +1,7 @@
 """A tiny interpreter for the 32-bit integer bookkeeping lines of our kernels (a test helper).
 
 Tests read a few lines of a kernel's text (a launch index, a ring's stage and parity) and run them here against
-Python's arithmetic. Supported: ``mov``, ``add``, ``sub``, ``mul.lo``, ``shl``, ``shr``, ``and``, ``or``, ``xor``,
+Python's arithmetic. Supported: ``mov``, ``add``, ``sub``, ``mul.lo``, ``mad.lo``, ``shl``, ``shr``, ``and``, ``or``, ``xor``,
 ``rem``, ``div`` on .u32/.b32, ``selp.b32``, ``setp.eq.u32``, ``mov.b64 {lo, hi}, x`` (a 64-bit value's halves), each
 with an optional ``@p`` / ``@!p`` guard. Results wrap to 32 bits as in PTX and every one is checked to fit; any other
 instruction fails. :func:`replay_stmatrix_trans` follows a warp's fp16 staging through ``stmatrix`` into memory.
@@ -42,6 +42,8 @@ def run(lines: list[str], regs: dict) -> dict:
             regs[dst] = val(src[0]) == val(src[1])
         elif op == "mul.lo.u32":
             regs[dst] = (val(src[0]) * val(src[1])) & M32
+        elif op == "mad.lo.u32":
+            regs[dst] = (val(src[0]) * val(src[1]) + val(src[2])) & M32
         elif op == "selp.b32":
             regs[dst] = val(src[0]) if regs[src[2]] else val(src[1])
         elif name in _OPS and kind in ("u32", "b32") and len(op.split(".")) == 2:

@@ -1023,15 +1023,192 @@ def test_public_api_runs_the_cluster_kernel_on_a_competition_case_and_matches():
         assert res.ok, f"group {i}: {res.report()}"
 
 
-def test_every_unit_loop_follows_the_producers_ring_with_32_kb_buffers():
-    """The copied unit loops (one per tile width) run the A_UNIT form with the default four 32 KB a16 buffers;
-    each one, replayed against the producer's ring (tests/test_gemm_wgmma_cluster.py), hits the right buffers."""
-    from test_gemm_wgmma_cluster import _replay_a_unit_ring
+# ============================================================== the half ring (session 44)
 
-    assert GC.kernel_constants(2, 4)["A_UNIT"] == 1 and GC.kernel_constants(2, 3)["A_UNIT"] == 0
+def _half_ring_consumer(text: str, n: int) -> dict:
+    """The A_UNIT bookkeeping of the N = n unit loop (rendered ``text``): the lines that set the unit's barrier base,
+    phase and a16 base, the lines that step the ring at the unit's end, and per sub-step the full-barrier offset it
+    waits on, the offset it looks at early, its descriptor offset (>> 4) and the empty-barrier offset it releases (None:
+    the previous unit's last buffer, %pab), and how many releases are followed by set 1's (+32 bytes)."""
+    start = text.index(f"UNIT_LOOP_N{n}:")
+    loop = text[start:text.index(f"@%p_more bra UNIT_LOOP_N{n};", start)]
+    lines = code_lines(loop)
+    i = next(k for k, ln in enumerate(lines) if ln in ("shl.b32 %ab, %ah, 2", "mov.u32 %ab, 0"))
+    j = next(k for k in range(i, len(lines)) if lines[k].startswith("mad.lo.u32 %a16,"))
+    e = lines.index("add.u32 %pab, %ab, 3")
+    f = next(k for k in range(e, len(lines)) if lines[k].startswith("shf."))
+    code = "\n".join(lines)
+    return dict(top=lines[i:j + 1],
+                end=lines[e:f],
+                waits=[int(v) for v in re.findall(r"add\.u32 %bar, %abar, (\d+)", code)],
+                looks=[int(v) for v in re.findall(r"add\.u32 %eb, %abar, (\d+)", code)],
+                descs=[int(v) for v in re.findall(r"add\.u32 %dlo, %dlou, (\d+)", code)],
+                rels=[None] + [int(v) for v in re.findall(r"add\.u32 %bar, %aebar, (\d+)", code)],
+                set1=code.count("add.u32 %bar, %bar, 32"))
+
+
+def _half_ring_producer(text: str) -> tuple:
+    """The A16 producer's per-unit lines (rendered ``text``): the unit's head before A_SUBSTEP, the sub-step's head up
+    to its slice address, and the unit's end after the four sub-steps."""
+    prod = text.split("A_PRODUCER:")[1]
+    lines = code_lines(prod[prod.index("A_TILE_READY:"):])
+    head = lines[lines.index("mov.u32 %j, 0") + 1:lines.index("A_SUBSTEP:")]
+    sub = lines[lines.index("A_SUBSTEP:") + 1:lines.index("mad.lo.u32 %addr, %arow, 128, %a16")]
+    k = lines.index("@%p_more bra A_SUBSTEP")
+    end = lines[k + 1:lines.index("bra.uni A_LOOP", k)]
+    return head, sub, end
+
+
+def _producer_substep(sub: list, regs: dict) -> list:
+    """Run the producer's sub-step head on ``regs``: its barrier events in order, ('wait', empty barrier, parity),
+    ('arrive', full barrier), ('expect', full barrier), then ('a16', offset of the rows it loads)."""
+    ev, skip = [], None
+    for ln in sub:
+        if skip:
+            skip = None if ln == skip + ":" else skip
+            continue
+        if ln.endswith(":") or ln.startswith("@!%p_ready bra"):
+            continue
+        if ln.startswith("@%p_half bra "):
+            skip = ln.split()[-1] if regs["%p_half"] else None
+        elif ln.startswith("mbarrier.try_wait.parity"):
+            ev.append(("wait", regs["%bar"] - regs["%sm_aempty"], regs["%par"]))
+        elif ln.startswith("mbarrier.arrive.expect_tx"):
+            ev.append(("expect", regs["%bar"] - regs["%sm_afull"]))
+        elif ln.startswith("mbarrier.arrive"):
+            ev.append(("arrive", regs["%bar"] - regs["%sm_afull"]))
+        else:
+            run([ln], regs)
+    return ev + [("a16", regs["%a16"] - regs["%sm_a16"])]
+
+
+def _replay_half_ring(text: str, modes: str) -> None:
+    """Replay the consumers' and the A16 producer's half ring over units of ``modes`` ('h': a tile of at most 128 rows,
+    one half set; 'f': both sets), each side through its own rendered bookkeeping lines, against mbarrier semantics:
+    every full-barrier phase a consumer waits for is the one the producer's fill for that sub-step completes, and the
+    consumer reads the rows that fill loaded; the producer waits on each empty barrier with the parity of the phase
+    the consumers' last releases completed, before it loads over those rows; every release is of the sub-step before."""
+    cons = {"h": _half_ring_consumer(text, 48), "f": _half_ring_consumer(text, 208)}
+    head, sub, end = _half_ring_producer(text)
+    base = dict(sm_afull=1000, sm_aempty=2000, sm_a16=1 << 20)
+    p = {f"%{k}": v for k, v in base.items()} | {"%aphs": 0, "%ah": 0, "%ab": 0, "%aph": 0, "%u": 0, "%kel": 0}
+    c = {f"%{k}": v for k, v in base.items()} | {"%aphs": 0, "%ah": 0, "%ab": 0, "%aph": 0}
+    # barriers by their offset in the full (or the empty) block: buffer s of set h at 8 * (4h + s)
+    full_done = {}     # full barrier -> phases completed (one producer arrive each: the bytes are taken as landed)
+    empty_done = {}    # empty barrier -> phases completed (the cluster's consumer releases of one fill)
+    waited = {}        # empty barrier -> the producer's waits on it
+    reads = {}         # full barrier -> the consumers' sub-steps that read its fills
+    loaded = {}        # full barrier -> (phase, a16 offset of the rows its last fill loaded)
+    readers = {}       # a16 rows offset -> empty barrier whose release frees them
+    prev = None        # the barriers of the previous sub-step (released one sub-step later)
+    for u, mode in enumerate(modes):
+        # producer: the unit's four sub-steps
+        p["%p_half"] = mode == "h"
+        run(head, p)
+        for j in range(4):
+            p["%j"] = j
+            ev = _producer_substep(sub, p)
+            waits = [e for e in ev if e[0] == "wait"]
+            assert len(waits) == (1 if mode == "h" else 2), f"unit {u} sub-step {j}: producer waits {waits}"
+            for _, bar, par in waits:  # its k-th wait on a barrier: parity (k + 1) % 2 (the first lap passes)
+                assert par == (waited.get(bar, 0) + 1) % 2, f"unit {u} sub-step {j}: producer parity on {bar}"
+                waited[bar] = waited.get(bar, 0) + 1
+            fills = [e[1] for e in ev if e[0] in ("arrive", "expect")]
+            for bar in fills:
+                full_done[bar] = full_done.get(bar, 0) + 1
+            (expect,) = [e[1] for e in ev if e[0] == "expect"]
+            rows = ev[-1][1]
+            loaded[expect] = (full_done[expect], rows)
+            assert rows == j * 32768 + (16384 * p["%ah"] if mode == "h" else 0), f"unit {u}: rows loaded at {rows}"
+            # the rows it loads (and for a full unit set 1's too) are freed by the empty barriers it waited on
+            assert {readers.get(rows + h * 16384, b) for h, (_, b, _) in enumerate(waits)} == {b for _, b, _ in waits}
+        run(end, p)
+        # consumers: the unit's four sub-steps
+        k = cons[mode]
+        run(k["top"], c)
+        assert k["set1"] == (4 if mode == "f" else 0), f"{mode}: releases of set 1"
+        assert k["looks"] == k["waits"], "an early look tests another sub-step's full barrier"
+        for s in range(4):
+            bar = c["%ab"] * 8 + k["waits"][s]
+            assert bar in loaded, f"unit {u} sub-step {s}: waits on a full barrier the producer never filled"
+            phase, rows = loaded[bar]
+            assert c["%aph"] == (phase - 1) % 2, f"unit {u} sub-step {s}: consumer waits on the wrong phase"
+            assert c["%a16"] - base["sm_a16"] + k["descs"][s] * 16 == rows, f"unit {u} sub-step {s}: reads other rows"
+            mine = [bar, bar + 32] if mode == "f" else [bar]
+            for b in mine:
+                reads[b] = reads.get(b, 0) + 1
+            for h, b in enumerate(mine):
+                readers[rows + h * 16384] = b  # its empty barrier (the same offset in the empty block)
+            rel = k["rels"][s]
+            if s == 0:
+                got = prev
+            else:
+                got = [c["%ab"] * 8 + rel + 32 * h for h in range(len(mine))]
+            if got is not None:
+                assert got == prev, f"unit {u} sub-step {s}: releases {got}, not the sub-step before ({prev})"
+                for b in got:
+                    empty_done[b] = empty_done.get(b, 0) + 1
+            prev = mine
+        run(k["end"], c)
+        assert c["%pab"] * 8 == prev[0], f"unit {u}: the pending release is not the last sub-step's"
+        if u + 1 == len(modes) or modes[u + 1] != mode:  # a new tile: SEG_DONE releases the last buffer(s)
+            for b in prev:
+                empty_done[b] = empty_done.get(b, 0) + 1
+            prev = None
+    # every fill was read, and every read released, exactly once: each empty phase the producer waits for completes
+    assert reads == empty_done == {b: n for b, n in full_done.items()}, (reads, empty_done, full_done)
+    assert all(waited[b] == full_done[b] for b in waited)
+
+
+HALF_RING_MODES = ["hhhhhh", "ffff", "hfhf", "hhhfffhhfh", "fhhhfffh", "hffhhhhhf"]
+
+
+@pytest.mark.parametrize("modes", HALF_RING_MODES)
+def test_half_ring_consumers_and_producer_agree(modes):
+    """The half ring (session 44) replayed over runs of half (at most 128 rows) and full units, both sides through
+    their own rendered lines (_replay_half_ring)."""
+    _replay_half_ring(render(PTX, "sm_90a", GC.kernel_constants(2, 4)), modes)
+
+
+@pytest.mark.parametrize("side,old,new", [
+    ("consumers", "xor.b32 %ah, %ah, 1;", "xor.b32 %ah, %ah, 0;"),
+    ("producer", "@%p_half xor.b32 %ah, %ah, 1;", "@%p_half xor.b32 %ah, %ah, 0;"),
+    ("consumers", "xor.b32 %aphs, %aphs, 3;", "xor.b32 %aphs, %aphs, 1;"),
+    ("producer", "@!%p_half xor.b32 %aphs, %aphs, 3;", "@!%p_half xor.b32 %aphs, %aphs, 2;"),
+    ("consumers", "mad.lo.u32 %a16, %ah, 16384, %sm_a16;", "mad.lo.u32 %a16, %ah, 32768, %sm_a16;"),
+    ("producer", "@%p_half shr.b32 %par, %aphs, %ah;", "@%p_half mov.u32 %par, %aphs;"),
+    ("producer", "@%p_half mad.lo.u32 %a16, %ah, 16384, %a16;", "@%p_half mov.u32 %a16, %a16;"),
+    ("consumers", "shr.b32 %aph, %aphs, %ah;", "mov.u32 %aph, %aphs;"),
+    ("consumers", "add.u32 %tmp, %ah, 1;", "add.u32 %tmp, %ah, 0;")])
+def test_half_ring_replay_catches_a_wrong_set_phase_or_offset(side, old, new):
+    """One side's ring step changed (the other side as committed) fails the replay."""
+    text = render(PTX, "sm_90a", GC.kernel_constants(2, 4))
+    cons, prod = text.split("A_PRODUCER:")
+    assert old in (cons if side == "consumers" else prod)
+    text = cons.replace(old, new) + "A_PRODUCER:" + prod if side == "consumers" else \
+        cons + "A_PRODUCER:" + prod.replace(old, new)
+    with pytest.raises(AssertionError):
+        for modes in HALF_RING_MODES:
+            _replay_half_ring(text, modes)
+
+
+def test_every_unit_loop_takes_its_half_ring_form():
+    """Loops of N <= 128 take one half set per unit, wider ones both (and release set 1's barriers too); the A_BUFS = 3
+    build (A_UNIT = 0) keeps the dual's ring, with no half-ring line left in its loops or its producer."""
+    gen = _generator()
     text = render(PTX, "sm_90a", GC.kernel_constants(2, 4))
     widths = [int(n) for n in re.findall(r"^UNIT_LOOP_N(\d+):", text, re.M)]
     assert widths == sorted({GC.tokens(r) for r in range(1, 257)}) == list(range(32, 257, 16))
     for n in widths:
-        start = text.index(f"UNIT_LOOP_N{n}:")
-        _replay_a_unit_ring(text[start:text.index(f"@%p_more bra UNIT_LOOP_N{n};")], 4, buf=32768)
+        k = _half_ring_consumer(text, n)
+        assert k["top"][0] == ("shl.b32 %ab, %ah, 2" if n <= gen.HALF_LOOP_MAX else "mov.u32 %ab, 0"), n
+        assert k["set1"] == (0 if n <= gen.HALF_LOOP_MAX else 4), n
+    assert text.count("setp.gt.u32 %p_fullm, %tmp, 128;") == 1 and text.count("and.pred %p_rel, %p_rel, %p_fullm;") == 1
+    assert "setp.lt.u32 %p_more, %i, 4*(1+1);" in text  # a full and an empty barrier per buffer and set
+    three = render(PTX, "sm_90a", GC.kernel_constants(2, 3))
+    assert GC.kernel_constants(2, 3)["A_UNIT"] == 0
+    loops = three[three.index("UNIT_LOOP_N32:"):three.index("SEG_DONE:")]
+    unit = three.split("A_PRODUCER:")[1]
+    unit = unit[unit.index("A_TILE_READY:"):]
+    for marker in ("%aphs", "%ah", "%p_half", "%p_fullm", "A_WAIT_EMPTY1", "%bar, %bar, 32"):
+        assert marker not in loops and marker not in unit, marker

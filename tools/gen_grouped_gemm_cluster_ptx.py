@@ -96,6 +96,90 @@ UNIT_DRAIN = ("    wgmma.wait_group.sync.aligned 0;          "
               "// UNIT DRAIN: nothing pending across the back edge (header)\n")
 
 
+#: HALF RING (session 44): with A_UNIT (four 32 KB a16 buffers, a unit = the four k64 sub-steps) the ring is two half
+#: sets: set h holds rows 128h..128h+127 of each buffer and has its own full and empty barriers (index 4h + s).  A unit
+#: of a tile of at most HALF_LOOP_MAX rows reads rows 0..N-1 only, so it takes one set, and such units take the sets in
+#: turn: the producer fills the other set for the next unit while the consumers read this one (two units of look-ahead
+#: instead of one).  A unit of more rows takes both sets, as before.
+HALF_LOOP_MAX = 128
+
+_A_UNIT_TOP = """\
+    shl.b32 %tmp, %ab, 3;
+    add.u32 %abar, %sm_afull, %tmp;           // sub-step s's full barrier: %abar + 8s
+    add.u32 %aebar, %sm_aempty, %tmp;         // its empty barrier: %aebar + 8s
+    mad.lo.u32 %a16, %ab, 32768, %sm_a16;
+"""
+_HALF_TOP = """\
+    shl.b32 %ab, %ah, 2;                      // HALF RING: this unit reads half set ah (barriers 4ah + s) ...
+    shr.b32 %aph, %aphs, %ah;
+    and.b32 %aph, %aph, 1;                    // ... at its phase
+    shl.b32 %tmp, %ab, 3;
+    add.u32 %abar, %sm_afull, %tmp;           // sub-step s's full barrier: %abar + 8s
+    add.u32 %aebar, %sm_aempty, %tmp;         // its empty barrier: %aebar + 8s
+    mad.lo.u32 %a16, %ah, 16384, %sm_a16;     // rows 0..127 of each buffer (set 0) or rows 128..255 (set 1)
+"""
+_FULL_TOP = """\
+    mov.u32 %ab, 0;                           // HALF RING: a unit of more than 128 rows reads both sets; set 0's
+    and.b32 %aph, %aphs, 1;                   // full barriers count every byte (set 1's phase moves in step)
+""" + _A_UNIT_TOP
+_A_UNIT_END = """\
+    add.u32 %pab, %ab, 3;                     // the unit's last buffer awaits release
+    setp.eq.u32 %p_pend, 0, 0;
+    add.u32 %ab, %ab, 4;
+    setp.eq.u32 %p_wrap, %ab, {{A_BUFS}};
+    @%p_wrap mov.u32 %ab, 0;
+    @%p_wrap xor.b32 %aph, %aph, 1;
+"""
+_HALF_END = """\
+    add.u32 %pab, %ab, 3;                     // the unit's last buffer awaits release
+    setp.eq.u32 %p_pend, 0, 0;
+    add.u32 %tmp, %ah, 1;                     // HALF RING: 1 << ah: set ah changes phase, the next half unit takes
+    xor.b32 %aphs, %aphs, %tmp;               // the other set
+    xor.b32 %ah, %ah, 1;
+"""
+_FULL_END = """\
+    add.u32 %pab, %ab, 3;                     // the unit's last buffer awaits release
+    setp.eq.u32 %p_pend, 0, 0;
+    xor.b32 %aphs, %aphs, 3;                  // HALF RING: both sets change phase
+"""
+_RELEASE_HEAD = "// {{if CLUSTER == 1}}\n    @%p_rel mbarrier.arrive.shared::cta.b64 %mbstate, [%bar];\n"
+_RELEASE_TAIL = "// {{endif}}\n// {{endif}}\n"
+_SET1 = "    add.u32 %bar, %bar, 32;                   // HALF RING: and set 1's half of the buffer\n"
+
+
+def _release_blocks(text: str) -> list:
+    """(start, end) of every release of an a16 buffer to the cluster's producers in ``text``."""
+    out, i = [], 0
+    while True:
+        i = text.find(_RELEASE_HEAD, i)
+        if i < 0:
+            return out
+        j = text.index(_RELEASE_TAIL, i) + len(_RELEASE_TAIL)
+        out.append((i, j))
+        i = j
+
+
+def double_releases(text: str, pred: str = "") -> str:
+    """Every a16 release in ``text`` followed (A_UNIT builds only) by the same release of set 1's barrier, 4 barriers
+    on; ``pred``: a line that narrows %p_rel first (SEG_DONE: only after a tile of both sets)."""
+    for i, j in reversed(_release_blocks(text)):
+        block = text[i:j]
+        text = text[:j] + "// {{if A_UNIT}}\n" + pred + _SET1 + block + "// {{endif}}\n" + text[j:]
+    return text
+
+
+def half_ring_loop(text: str, n: int) -> str:
+    """A unit loop (unit_loop_variant's) on the HALF RING: one set per unit at N <= HALF_LOOP_MAX, both above."""
+    for old in (_A_UNIT_TOP, _A_UNIT_END):
+        if text.count(old) != 1:
+            raise ValueError(f"expected the A_UNIT ring step once in the N = {n} loop: {old.splitlines()[0].strip()!r}")
+    if len(_release_blocks(text)) != 4:
+        raise ValueError(f"expected four a16 releases in the N = {n} loop")
+    if n <= HALF_LOOP_MAX:
+        return text.replace(_A_UNIT_TOP, _HALF_TOP).replace(_A_UNIT_END, _HALF_END)
+    return double_releases(text.replace(_A_UNIT_TOP, _FULL_TOP).replace(_A_UNIT_END, _FULL_END))
+
+
 def unit_loop_variant(loop: str, n: int, drain: bool = True) -> str:
     """The unit loop with m64n{n}k16 wgmmas on accumulators 0..n/2-1 and its labels suffixed _N{n}; ``drain``: its
     wgmmas waited for at the end of every unit (UNIT_DRAIN)."""
@@ -218,6 +302,21 @@ def header(step: int = TOKEN_STEP, early_ctas: bool = True) -> str:
 //     identical loop (session 32: with a loop of more than 64 accumulators in the function, the small loops' wgmmas
 //     issue slowly; the cause is open).
 //
+// HALF RING (A_UNIT builds, the default four 32 KB a16 buffers; session 44)
+//   The ring is two half sets: set h is rows 128h..128h+127 of every buffer, with its own full and empty barriers
+//   (index 4h + s for buffer s: 2 * A_BUFS of each in the barrier block).  A unit of a tile of at most 128 rows (the
+//   N <= 128 loops) reads one set, and such units take the sets in turn (%ah, the same sequence on both sides), so
+//   the producer fills the other set for the next unit while the consumers read this one: two units of look-ahead
+//   instead of one.  A unit of more rows takes both sets: the producer waits for both sets' empty barriers, puts every
+//   byte on set 0's full barrier and arrives on set 1's without bytes (its phase keeps step), and the consumers wait
+//   on set 0's and release both; SEG_DONE releases set 1's last buffer only after such a tile (%p_fullm).  %aphs holds
+//   the sets' phases (bit h); a unit flips the phase of each set it used.  Why: Nsight Compute's stall sampling of
+//   eight groups of 40 rows (N = 48) put 22% of the consumers' samples in the unit loop on the a16 full barriers
+//   (docs/device-logs/2026-11-28-session44/03), although the ring was never short of a producer.  Measured on the H100
+//   (05, whole calls, two rounds, bits equal): eight groups of 40 rows 49.65 against 51.58-51.65 us, competition
+//   case 2 63.86-63.95 against 64.48-64.93, ragged rows 63.55-63.97 against 64.38-64.58, eight groups of 196 rows
+//   84.59-84.69 against 85.09-85.46, case 1's shapes on this plan 124.37-124.91 against 125.06-125.34.
+//
 // STREAM-K REDUCTION (deterministic)
 //   A tile whose units lie in one cluster's run goes straight to the epilogue.  Otherwise every
 //   contributor CTA writes the fp32 accumulators of the tile's 32-row blocks (fragment order,
@@ -311,6 +410,8 @@ SIGNATURE = f"""
     .reg .pred  %p_pend, %p_pend1, %p_l0, %p_rel, %p_new, %p_skip, %p_wg, %p_two, %p_head, %p_same;
     .reg .pred  %p_tma, %p_iss, %p_cmap;      // the TMA-store epilogue's
     .reg .pred  %p_one, %p_dep;               // the A16 producer: this rank's first-half slice is read; decode awaited
+    .reg .pred  %p_half, %p_fullm;            // HALF RING: a unit of one half set (producer), a tile of both (consumers)
+    .reg .b32   %aphs, %ah;                   // HALF RING: the two half sets' phases (bits 0, 1), the next half unit's set
     .reg .b32   %thread, %cta, %rank, %ct, %wg, %wi, %lane, %g, %t, %x, %y, %z, %tmp, %tmp2;
     .reg .b32   %m, %n, %KB, %ntiles, %S, %rows, %nblk, %lim, %stg, %otma, %box, %wbar, %cgrp, %qb, %tb;
     .reg .b32   %u, %u_end, %seg_end, %tile, %kb, %mt, %nt, %m0, %n0, %j;
@@ -408,7 +509,8 @@ C_FIND_GROUP:
     div.u32 %mt, %lt, %ntiles;
     shl.b32 %tmp, %mt, 8;
     sub.u32 %tmp, %m, %tmp;
-    min.u32 %tmp, %tmp, {TILE_M};"""]
+    min.u32 %tmp, %tmp, {TILE_M};
+    setp.gt.u32 %p_fullm, %tmp, {HALF_LOOP_MAX};         // HALF RING: the tile's units read both sets"""]
     for n in variants[:-1]:
         L.append(f"    setp.le.u32 %p_skip, %tmp, {n};")
         L.append(f"    @%p_skip bra UNIT_LOOP_N{n};")
@@ -416,12 +518,13 @@ C_FIND_GROUP:
     return "\n".join(L) + "\n"
 
 
-def unit_loops(loop: str, variants=TOKEN_VARIANTS) -> str:
+def unit_loops(loop: str, variants=TOKEN_VARIANTS, half_ring: bool = True) -> str:
     parts = []
     for n in variants:
         parts.append(f"    // ================================================================ unit loop, N = {n} rows of A "
                      f"(m64n{n}k16, accumulators 0..{n // 2 - 1})\n")
-        parts.append(unit_loop_variant(loop, n))
+        text = unit_loop_variant(loop, n)
+        parts.append(half_ring_loop(text, n) if half_ring else text)
         parts.append("    bra.uni SEG_DONE;\n")
     return "".join(parts) + "SEG_DONE:\n"
 
@@ -779,6 +882,71 @@ def _token_min(step: int) -> str:
     return f"    max.u32 %rows, %rows, {TOKEN_MIN};               // N: the smallest unit loop's at least\n"
 
 
+def a16_buffer_acquire_half_ring(expect_bytes) -> str:
+    """The A16 producer's sub-step head: A_UNIT builds wait for the HALF RING's set (a half unit) or both sets (a
+    full unit), expect ``expect_bytes`` on the sub-step's full barrier (set 0's for a full unit: set 1's only keeps
+    step) and point %a16 at the buffer's rows; other builds run the dual's head."""
+    old = dual.a16_buffer_acquire(expect_bytes)
+    tail = "    mad.lo.u32 %addr, %arow, 128, %a16;       // the slice's rows (1024-byte aligned: the swizzle atom holds)\n"
+    if not old.endswith(tail):
+        raise ValueError("the dual's a16 acquire no longer ends with the slice's address")
+    return f"""\
+// {{{{if A_UNIT}}}}
+    @%p_half shl.b32 %ab, %ah, 2;             // HALF RING: a half unit fills set ah (barriers 4ah + j) ...
+    @!%p_half mov.u32 %ab, 0;                 // ... a full unit both sets (set 0's barriers count the bytes)
+A_SUBSTEP:
+    // wait until every consumer warp of the cluster released buffer j of the set (parity ^ 1: the first lap does not wait)
+    add.u32 %tmp, %ab, %j;
+    shl.b32 %tmp, %tmp, 3;
+    add.u32 %bar, %sm_aempty, %tmp;
+    @%p_half shr.b32 %par, %aphs, %ah;
+    @!%p_half mov.u32 %par, %aphs;
+    and.b32 %par, %par, 1;
+    xor.b32 %par, %par, 1;
+A_WAIT_EMPTY:
+    mbarrier.try_wait.parity.shared::cta.b64 %p_ready, [%bar], %par;
+    @!%p_ready bra A_WAIT_EMPTY;
+    @%p_half bra A_SETS_FREE;
+    add.u32 %bar, %bar, 32;                   // a full unit: set 1's buffer j too
+    shr.b32 %par, %aphs, 1;
+    and.b32 %par, %par, 1;
+    xor.b32 %par, %par, 1;
+A_WAIT_EMPTY1:
+    mbarrier.try_wait.parity.shared::cta.b64 %p_ready, [%bar], %par;
+    @!%p_ready bra A_WAIT_EMPTY1;
+    add.u32 %bar, %sm_afull, %tmp;
+    add.u32 %bar, %bar, 32;
+    mbarrier.arrive.shared::cta.b64 %mbstate, [%bar];  // set 1's full barrier keeps step (no bytes: they land on set 0's)
+A_SETS_FREE:
+    add.u32 %bar, %sm_afull, %tmp;
+    mbarrier.arrive.expect_tx.shared::cta.b64 %mbstate, [%bar], {expect_bytes};  // all ranks' slices land here
+    mul.lo.u32 %a16, %j, {A16_BUF};
+    add.u32 %a16, %a16, %sm_a16;
+    @%p_half mad.lo.u32 %a16, %ah, {HALF_M * 128}, %a16;  // set 1: rows 128.. of the buffer
+// {{{{else}}}}
+{old[:-len(tail)]}// {{{{endif}}}}
+{tail}"""
+
+
+#: the A16 producer's advance per sub-step and unit: A_UNIT builds step the HALF RING's phases (a half unit: its set's,
+#: and the next half unit takes the other set; a full unit: both), other builds run the dual's ring advance
+A_RING_ADVANCE_HALF_RING = """\
+// {{if A_UNIT}}
+    add.u32 %kel, %kel, 64;
+    add.u32 %j, %j, 1;
+    setp.lt.u32 %p_more, %j, 4;
+    @%p_more bra A_SUBSTEP;
+    @%p_half add.u32 %tmp, %ah, 1;            // 1 << ah
+    @%p_half xor.b32 %aphs, %aphs, %tmp;
+    @%p_half xor.b32 %ah, %ah, 1;
+    @!%p_half xor.b32 %aphs, %aphs, 3;
+    add.u32 %u, %u, 1;
+    bra.uni A_LOOP;
+// {{else}}
+""" + dual.A_RING_ADVANCE_AND_EXIT[:dual.A_RING_ADVANCE_AND_EXIT.index("\nEXIT:")] + """
+// {{endif}}"""
+
+
 def producers(step: int = TOKEN_STEP) -> str:
     return f"""
     // ================================================================== producers (warpgroup 0)
@@ -839,6 +1007,8 @@ A_PRODUCER:
     createpolicy.fractional.L2::evict_last.b64 %pol_a16, 1.0;  // every tile of the m tile reads A16 (the GEMM's L2 POLICIES)
     mov.u32 %ab, 0;
     mov.u32 %aph, 0;
+    mov.u32 %aphs, 0;                         // HALF RING: both sets at phase 0, the first half unit takes set 0
+    mov.u32 %ah, 0;
     mov.u16 %mask, (1 << {{{{CLUSTER}}}}) - 1;    // every CTA of the cluster
     mul.lo.u32 %arow, %rank, {HALF_M}/{{{{CLUSTER}}}}; // first row of this rank's slice of each {HALF_M}-row half
     setp.eq.u32 %p_dep, 0, 0;                 // the decode not yet awaited: its wait follows the first lookup
@@ -869,6 +1039,7 @@ A_MAPS_READY:
     div.u32 %x, %x, {HALF_M}/{{{{CLUSTER}}}};        // slices below N, over all ranks and both halves
     mul.lo.u32 %x, %x, {HALF_M * 128}/{{{{CLUSTER}}}}; // bytes every sub-step's buffer receives from all ranks
     add.u32 %m0, %m0, %arow;                  // A16 row of this rank's slice of the first half
+    setp.le.u32 %p_half, %rows, {HALF_LOOP_MAX};         // HALF RING: the tile's units take one set each
 {_tile_bounds()}
     @!%p_dep bra A_TILE_READY;
     // EARLY LOOKUP: the first tile's table reads and its a16 map's fence and prefetch (host data) ran while the
@@ -879,7 +1050,7 @@ A_TILE_READY:
     sub.u32 %kb, %u, %tbase;                  // k256 stage of the tile
     shl.b32 %kel, %kb, 8;                     // k element of sub-step 0: 256 per stage
     mov.u32 %j, 0;
-{dual.a16_buffer_acquire("%x")}    @!%p_one bra A_FIRST_DONE;
+{a16_buffer_acquire_half_ring("%x")}    @!%p_one bra A_FIRST_DONE;
     cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster.L2::cache_hint
         [%addr], [%tm_a16, {{%kel, %m0}}], [%bar], %mask, %pol_a16;
 A_FIRST_DONE:
@@ -889,7 +1060,39 @@ A_FIRST_DONE:
     cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster.L2::cache_hint
         [%addr], [%tm_a16, {{%kel, %y}}], [%bar], %mask, %pol_a16;
 A_HALF_DONE:
-""" + dual.A_RING_ADVANCE_AND_EXIT
+""" + A_RING_ADVANCE_HALF_RING + dual.A_RING_ADVANCE_AND_EXIT[dual.A_RING_ADVANCE_AND_EXIT.index("\nEXIT:"):]
+
+
+_INIT_A_COUNT = "    setp.lt.u32 %p_more, %i, {{A_BUFS}};\n    @%p_more bra INIT_A_LOOP;\n"
+_CONSUMER_APH = "    mov.u32 %aph, 0;\n"
+_SEG_DONE_RELEASE = "    and.pred %p_rel, %p_pend, %p_l0;          // the last sub-step's a16 buffer is free now\n"
+
+
+def half_ring_carve_up(text: str) -> str:
+    """The dual's carve-up with twice the a16 barriers in A_UNIT builds: a full and an empty barrier per buffer and
+    half set (the block's 64 bytes each hold eight)."""
+    if text.count(_INIT_A_COUNT) != 1:
+        raise ValueError("expected the a16 barrier loop's bound once in the carve-up")
+    return text.replace(_INIT_A_COUNT, _INIT_A_COUNT.replace("{{A_BUFS}}", "{{A_BUFS}}*(1+{{A_UNIT}})"))
+
+
+def half_ring_setup(setup: str) -> str:
+    """The consumers' setup with the HALF RING's state: both sets at phase 0, the first half unit on set 0."""
+    if setup.count(_CONSUMER_APH) != 1:
+        raise ValueError("expected the consumers' a16 phase set once in the setup")
+    return setup.replace(_CONSUMER_APH, _CONSUMER_APH + "    mov.u32 %aphs, 0;                         // HALF RING: "
+                         "the sets' phases (bits 0, 1) and the next half unit's set\n    mov.u32 %ah, 0;\n")
+
+
+def half_ring_seg_done(post: str) -> str:
+    """SEG_DONE's release of the tile's last a16 buffer, also of set 1's after a tile of both sets (%p_fullm)."""
+    i = post.find(_SEG_DONE_RELEASE)
+    if i < 0 or len(_release_blocks(post[i:])) < 1:
+        raise ValueError("expected the segment's last a16 release after the unit loops")
+    i2, j2 = _release_blocks(post[i:])[0]
+    head, block, rest = post[:i + j2], post[i + i2:i + j2], post[i + j2:]
+    pred = "    and.pred %p_rel, %p_rel, %p_fullm;        // HALF RING: set 1's only after a tile of both sets\n"
+    return head + "// {{if A_UNIT}}\n" + pred + _SET1 + block + "// {{endif}}\n" + rest
 
 
 def generate(gemm_text: str | None = None, step: int = TOKEN_STEP, early_ctas: bool = True) -> str:
@@ -897,9 +1100,9 @@ def generate(gemm_text: str | None = None, step: int = TOKEN_STEP, early_ctas: b
     contributors loaded at the segment's start (EARLY_CTAS) rather than in its epilogue."""
     setup, loop, post = split_main_loop(gemm_text)
     variants = token_variants(step)
-    return (header(step, early_ctas) + SIGNATURE + PARAMETERS + dual.CARVE_UP + CONSUMER_INTRO + setup
-            + seg_loop(variants, early_ctas) + unit_loops(loop, variants) + post + segment_epilogue(early_ctas) + "\n"
-            + store_tile() + "\n" + producers(step))
+    return (header(step, early_ctas) + SIGNATURE + PARAMETERS + half_ring_carve_up(dual.CARVE_UP) + CONSUMER_INTRO
+            + half_ring_setup(setup) + seg_loop(variants, early_ctas) + unit_loops(loop, variants)
+            + half_ring_seg_done(post) + segment_epilogue(early_ctas) + "\n" + store_tile() + "\n" + producers(step))
 
 
 def main(argv):

@@ -171,7 +171,7 @@ def instrument(text: str) -> str:
 
     # ---- producers
     text = _wrap_spins(text, r"B_WAIT_EMPTY", "%pf_pw", "B empty")
-    text = _wrap_spins(text, r"A_WAIT_EMPTY", "%pf_pw", "A16 empty")
+    text = _wrap_spins(text, r"A_WAIT_EMPTY1?", "%pf_pw", "A16 empty")  # 1: the half ring's set 1 (grouped)
     for who, start, loop in (("b", "B_PRODUCER", "B_LOOP"), ("a", "A_PRODUCER", "A_LOOP")):
         test = f"{loop}:\n    setp.ge.u32 %p_more, %u, %u_end;\n    @%p_more bra EXIT;\n"
         text = _once(text, test, test.replace("bra EXIT;", f"bra PROF_{who.upper()}_EXIT;"), f"the {loop} exit test")
