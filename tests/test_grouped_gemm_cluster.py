@@ -67,7 +67,8 @@ def test_committed_kernel_is_the_generators_output():
 
 def test_geometry_constants_match_the_generator():
     gen = _generator()
-    assert (gen.TILE_M, gen.TILE_N, gen.TOKEN_MIN, gen.TOKEN_STEP) == (GC.TILE_M, GC.TILE_N, GC.TOKEN_MIN, GC.TOKEN_STEP)
+    assert (gen.TILE_M, gen.TILE_N, gen.TOKEN_MIN, gen.TOKEN_STEP, gen.FINE_FROM, gen.FINE_STEP) == \
+        (GC.TILE_M, GC.TILE_N, GC.TOKEN_MIN, GC.TOKEN_STEP, GC.FINE_FROM, GC.FINE_STEP)
     assert gen.TOKEN_VARIANTS == tuple(sorted({GC.tokens(r) for r in range(1, GC.TILE_M + 1)}))
     assert (gen.TABLE_ENTRY, gen.TMAPS_PER_GROUP) == (GC.TABLE_ENTRY_BYTES, GC.TMAPS_PER_GROUP_BYTES)
     assert gen.STAGE_BYTES == GC._STAGE_BYTES and gen.A16_BUF == GC._A16_BUF_BYTES and gen.X_BYTES == GC._X_BYTES
@@ -185,7 +186,8 @@ def test_a_tile_runs_the_smallest_token_variant_that_covers_its_rows(rows):
     rules, last = _dispatch()
     assert all(r == n for r, n in rules)  # each loop takes the tiles of up to its own N rows
     chosen = next((n for r, n in rules if rows <= r), last)
-    assert chosen == GC.tokens(rows) and chosen >= rows and (chosen - rows < GC.TOKEN_STEP or chosen == GC.TOKEN_MIN)
+    step = GC.TOKEN_STEP if rows <= GC.FINE_FROM else GC.FINE_STEP  # 16 up to N = 128, 8 above
+    assert chosen == GC.tokens(rows) and chosen >= rows and (chosen - rows < step or chosen == GC.TOKEN_MIN)
 
 
 def test_block_guards_skip_exactly_the_rows_past_the_tile():
@@ -596,7 +598,7 @@ def test_runs_cover_every_unit_once_with_short_chains(shapes, clusters):
 
 
 def test_schedule_costs_charge_the_epilogue_to_each_tiles_last_unit():
-    # launch order: the 200-row group first, one tile (N = 208) x 2 stages; then the 80-row group, 2 cluster
+    # launch order: the 200-row group first, one tile (N = 200) x 2 stages; then the 80-row group, 2 cluster
     # tiles x 4 k stages at N = 80
     geo = GC.cluster_geometry([(80, 512, 1024), (200, 256, 512)], 8)
     assert geo.order == (1, 0) and [(g.m, g.k_stages) for g in geo.groups] == [(200, 2), (80, 4)]
@@ -604,9 +606,9 @@ def test_schedule_costs_charge_the_epilogue_to_each_tiles_last_unit():
     tiles, _ = _unit_tiles(geo)
     np.testing.assert_array_equal(firsts, np.diff(tiles, prepend=-1) != 0)
     lasts = np.diff(tiles, append=-1) != 0
-    unit = np.array([0.5 + 208 / 256] * 2 + [0.5 + 80 / 256] * 8)
+    unit = np.array([0.5 + 200 / 256] * 2 + [0.5 + 80 / 256] * 8)
     np.testing.assert_allclose(costs[~lasts], unit[~lasts])
-    np.testing.assert_allclose(costs[lasts], unit[lasts] + 4.0 * np.array([208, 80, 80]) / 256)
+    np.testing.assert_allclose(costs[lasts], unit[lasts] + 4.0 * np.array([200, 80, 80]) / 256)
     np.testing.assert_allclose(GC.schedule_costs(geo.groups, 0.5, 0.0)[0], unit)
 
 
@@ -1198,7 +1200,7 @@ def test_every_unit_loop_takes_its_half_ring_form():
     gen = _generator()
     text = render(PTX, "sm_90a", GC.kernel_constants(2, 4))
     widths = [int(n) for n in re.findall(r"^UNIT_LOOP_N(\d+):", text, re.M)]
-    assert widths == sorted({GC.tokens(r) for r in range(1, 257)}) == list(range(32, 257, 16))
+    assert widths == sorted({GC.tokens(r) for r in range(1, 257)}) == list(range(32, 129, 16)) + list(range(136, 257, 8))
     for n in widths:
         k = _half_ring_consumer(text, n)
         assert k["top"][0] == ("shl.b32 %ab, %ah, 2" if n <= gen.HALF_LOOP_MAX else "mov.u32 %ab, 0"), n

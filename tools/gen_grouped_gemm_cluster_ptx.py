@@ -34,15 +34,23 @@ TILE_M = 256            # A rows (tokens, the wgmma N) of a CTA tile at most
 TILE_N = 128            # B rows (output columns) of a CTA tile: 64 per consumer warpgroup
 HALF_M = 128            # A16 rows per TMA box (over the cluster's ranks): a tile of <= 128 rows loads one half
 TOKEN_MIN = 32          # the smallest unit loop's N (a tile of fewer rows runs it too)
-TOKEN_STEP = 16         # the unit loop exists for N = 32, 48, ..., 256 tokens
+TOKEN_STEP = 16         # the unit loop exists for N = 32, 48, ..., 128 tokens ...
+FINE_FROM = 128         # ... and above FINE_FROM in steps of FINE_STEP: 136, 144, ..., 256 (session 44)
+FINE_STEP = 8
 BLOCK_ROWS = 32         # the epilogue's row block: partials, reductions and staging skip whole blocks past the rows
 
 
-def token_variants(step: int = TOKEN_STEP) -> tuple:
-    """The unit loops' N: TOKEN_MIN, TOKEN_MIN + step, ..., TILE_M."""
-    if step not in (8, 16, 32):
-        raise ValueError(f"step must be 8, 16 or 32 tokens, got {step}")
-    return tuple(range(TOKEN_MIN, TILE_M + 1, step))
+def token_variants(step: int = TOKEN_STEP, fine_step: int | None = FINE_STEP) -> tuple:
+    """The unit loops' N: TOKEN_MIN, TOKEN_MIN + step, ..., FINE_FROM, then FINE_FROM + fine_step, ..., TILE_M
+    (``fine_step`` None: ``step`` all the way).  Up to N = 128 a k256 unit costs about the same at every N (the
+    consumers' own path sets it), so coarse steps there cost nothing; above it the tensor work does, and each 8 tokens
+    of padding cost about 3% of a unit."""
+    for name, v in (("step", step), ("fine_step", fine_step)):
+        if v is not None and v not in (8, 16, 32):
+            raise ValueError(f"{name} must be 8, 16 or 32 tokens, got {v}")
+    if fine_step is None or fine_step == step:
+        return tuple(range(TOKEN_MIN, TILE_M + 1, step))
+    return tuple(range(TOKEN_MIN, FINE_FROM + 1, step)) + tuple(range(FINE_FROM + fine_step, TILE_M + 1, fine_step))
 
 
 TOKEN_VARIANTS = token_variants()
@@ -221,11 +229,16 @@ def header(step: int = TOKEN_STEP, early_ctas: bool = True) -> str:
 //   (the first grouped kernel) decodes A in every CTA and tiles A by 128 rows, so a group of 248 rows
 //   decodes each B element twice and a group of 72 rows wastes 44% of its m64n128 wgmmas.  Here a CTA tile
 //   holds up to {TILE_M} A rows (every competition group in one tile: each B element decoded once per call)
-//   and the unit loop exists once per token count N = {variants[0]}, {variants[1]}, ..., {TILE_M}: a tile runs
-//   m64nNk16 with the smallest N >= its rows, so the tensor work follows the real rows in steps of {step}.  Steps of
-//   16 against 32, same epilogue (H100, docs/device-logs/2026-11-27-session41/06, whole calls): competition case 2
-//   72.32-72.53 against 74.43-74.66 us, eight groups of 196 rows 95.97-96.10 against 97.68-97.92, of 40 rows
-//   54.37-54.69 against 56.16-56.35.
+//   and the unit loop exists once per token count N = {", ".join(str(v) for v in variants[:3])}, ..., {FINE_FROM}, {FINE_FROM + FINE_STEP}, ..., {TILE_M} ({len(variants)} loops): a
+//   tile runs m64nNk16 with the smallest N >= its rows, so the tensor work follows the real rows in steps of {step} up
+//   to N = {FINE_FROM} and of {FINE_STEP} above.  Steps of 16 against 32, same epilogue (H100, docs/device-logs/2026-11-27-
+//   session41/06, whole calls): competition case 2 72.32-72.53 against 74.43-74.66 us, eight groups of 196 rows
+//   95.97-96.10 against 97.68-97.92, of 40 rows 54.37-54.69 against 56.16-56.35.  Steps of 8 above N = 128, where the
+//   tensor work sets a unit's cost (below it a unit costs about the same at every N), against 16 everywhere (H200,
+//   docs/device-logs/2026-11-28-session44/12, whole calls, three rounds, the host's schedule unchanged, bits equal):
+//   case 2 61.78-62.05 against 62.22-62.64 us, eight groups of 196 rows 79.92-80.14 against 81.76-82.30, case 1's
+//   shapes on this plan 118.59-119.04 against 120.90-121.84.  Steps of 8 everywhere (29 loops) ran case 2 1.1-1.5 us
+//   slower than 16 (session 43).
 //
 // WHERE THE CODE COMES FROM
 //   The consumers' setup and unit loop are the cluster dual GEMM's (ptx/dual_gemm_nvfp4_wgmma_cluster.ptx),

@@ -34,8 +34,8 @@ from .grouped_gemm import GroupedOperands, K_MULTIPLE, MAX_GROUPS, STAGE_K, alph
 
 __all__ = ["GroupedGemmClusterPlan", "GroupedClusterGeometry", "ClusterGroup", "cluster_geometry", "build_table",
            "c_tma_ok", "unit_cost", "supports", "cluster_units", "shared_bytes", "kernel_constants", "TILE_M", "TILE_N",
-           "TOKEN_MIN", "TOKEN_STEP", "CLUSTER_SIZES", "A_BUFS_CHOICES", "DECODE_COST", "EPILOGUE_COST", "SPLIT_COST",
-           "schedule_costs", "cut_runs", "launch_order", "WIDE_DECODE_AUTO"]
+           "TOKEN_MIN", "TOKEN_STEP", "FINE_FROM", "FINE_STEP", "CLUSTER_SIZES", "A_BUFS_CHOICES", "DECODE_COST",
+           "EPILOGUE_COST", "SPLIT_COST", "schedule_costs", "cut_runs", "launch_order", "WIDE_DECODE_AUTO"]
 
 _KERNEL_FILE = "grouped_gemm_nvfp4_wgmma_cluster.ptx"
 _ENTRY = "nvfp4_grouped_gemm_wgmma_cluster"
@@ -44,8 +44,10 @@ _THREADS = 384
 TILE_M, TILE_N = 256, 128
 #: A16 rows per TMA box over a cluster: a tile of <= 128 rows loads one half of its a16 buffer
 HALF_M = 128
-#: the unit loop exists for N = TOKEN_MIN, TOKEN_MIN + TOKEN_STEP, ..., TILE_M tokens (32, 48, ..., 256)
+#: the unit loop exists for N = TOKEN_MIN, TOKEN_MIN + TOKEN_STEP, ..., FINE_FROM tokens (32, 48, ..., 128) and above
+#: FINE_FROM in steps of FINE_STEP (136, 144, ..., 256; tools/gen_grouped_gemm_cluster_ptx.py, token_variants)
 TOKEN_MIN, TOKEN_STEP = 32, 16
+FINE_FROM, FINE_STEP = 128, 8
 CLUSTER_SIZES = (2, 4)
 DEFAULT_CLUSTER = 2
 A_BUFS_CHOICES = (3, 4)
@@ -108,8 +110,10 @@ def kernel_constants(cluster: int = DEFAULT_CLUSTER, a_bufs: int = _DEFAULT_A_BU
 
 
 def tokens(rows: int) -> int:
-    """The wgmma N a tile of ``rows`` A rows runs: the next multiple of TOKEN_STEP, TOKEN_MIN at least."""
-    return max(TOKEN_MIN, -(-rows // TOKEN_STEP) * TOKEN_STEP)
+    """The wgmma N a tile of ``rows`` A rows runs: TOKEN_MIN at least, else the next multiple of TOKEN_STEP up to
+    FINE_FROM rows and of FINE_STEP above."""
+    step = TOKEN_STEP if rows <= FINE_FROM else FINE_STEP
+    return max(TOKEN_MIN, -(-rows // step) * step)
 
 
 def unit_cost(rows: int, decode_cost: float = DECODE_COST) -> float:
