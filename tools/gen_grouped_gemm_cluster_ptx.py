@@ -128,7 +128,7 @@ _HALF_TOP = """\
 """
 _FULL_TOP = """\
     mov.u32 %ab, 0;                           // HALF RING: a unit of more than 128 rows reads both sets; set 0's
-    and.b32 %aph, %aphs, 1;                   // full barriers count every byte (set 1's phase moves in step)
+    and.b32 %aph, %aphs, 1;                   // full barriers count every byte (set 1's are not used)
 """ + _A_UNIT_TOP
 _A_UNIT_END = """\
     add.u32 %pab, %ab, 3;                     // the unit's last buffer awaits release
@@ -148,7 +148,7 @@ _HALF_END = """\
 _FULL_END = """\
     add.u32 %pab, %ab, 3;                     // the unit's last buffer awaits release
     setp.eq.u32 %p_pend, 0, 0;
-    xor.b32 %aphs, %aphs, 3;                  // HALF RING: both sets change phase
+    xor.b32 %aphs, %aphs, 1;                  // HALF RING: set 0's full barriers change phase (set 1's were not used)
 """
 _RELEASE_HEAD = "// {{if CLUSTER == 1}}\n    @%p_rel mbarrier.arrive.shared::cta.b64 %mbstate, [%bar];\n"
 _RELEASE_TAIL = "// {{endif}}\n// {{endif}}\n"
@@ -320,12 +320,14 @@ def header(step: int = TOKEN_STEP, early_ctas: bool = True) -> str:
 //   (index 4h + s for buffer s: 2 * A_BUFS of each in the barrier block).  A unit of a tile of at most 128 rows (the
 //   N <= 128 loops) reads one set, and such units take the sets in turn (%ah, the same sequence on both sides), so
 //   the producer fills the other set for the next unit while the consumers read this one: two units of look-ahead
-//   instead of one.  A unit of more rows takes both sets: the producer waits for both sets' empty barriers, puts every
-//   byte on set 0's full barrier and arrives on set 1's without bytes (its phase keeps step), and the consumers wait
-//   on set 0's and release both; SEG_DONE releases set 1's last buffer only after such a tile (%p_fullm).  %aphs holds
-//   the sets' phases (bit h); a unit flips the phase of each set it used.  Why: Nsight Compute's stall sampling of
-//   eight groups of 40 rows (N = 48) put 22% of the consumers' samples in the unit loop on the a16 full barriers
-//   (docs/device-logs/2026-11-28-session44/03), although the ring was never short of a producer.  Measured on the H100
+//   instead of one.  A unit of more rows takes both sets: the producer waits for both sets' empty barriers and puts
+//   every byte on set 0's full barrier, and the consumers wait on set 0's and release both sets; SEG_DONE releases set
+//   1's last buffer only after such a tile (%p_fullm).  %aphs holds phases by set (bit h): the consumers' of the full
+//   barriers (a full unit flips set 0's only: set 1's are not used), the producer's of the empty ones (a full unit
+//   flips both).  An arrive on set 1's full barrier in full units, to keep its phase in step, worked but left phases
+//   that no thread waits for: compute-sanitizer synccheck reports that ("Missing wait", session 44 run 10).  Why the
+//   half ring: Nsight Compute's stall sampling of eight groups of 40 rows (N = 48) put 22% of the consumers' samples in
+//   the unit loop on the a16 full barriers (docs/device-logs/2026-11-28-session44/03).  Measured on the H100
 //   (05, whole calls, two rounds, bits equal): eight groups of 40 rows 49.65 against 51.58-51.65 us, competition
 //   case 2 63.86-63.95 against 64.48-64.93, ragged rows 63.55-63.97 against 64.38-64.58, eight groups of 196 rows
 //   84.59-84.69 against 85.09-85.46, case 1's shapes on this plan 124.37-124.91 against 125.06-125.34.
@@ -897,8 +899,8 @@ def _token_min(step: int) -> str:
 
 def a16_buffer_acquire_half_ring(expect_bytes) -> str:
     """The A16 producer's sub-step head: A_UNIT builds wait for the HALF RING's set (a half unit) or both sets (a
-    full unit), expect ``expect_bytes`` on the sub-step's full barrier (set 0's for a full unit: set 1's only keeps
-    step) and point %a16 at the buffer's rows; other builds run the dual's head."""
+    full unit), expect ``expect_bytes`` on the sub-step's full barrier (set 0's for a full unit: set 1's are not used)
+    and point %a16 at the buffer's rows; other builds run the dual's head."""
     old = dual.a16_buffer_acquire(expect_bytes)
     tail = "    mad.lo.u32 %addr, %arow, 128, %a16;       // the slice's rows (1024-byte aligned: the swizzle atom holds)\n"
     if not old.endswith(tail):
@@ -906,7 +908,7 @@ def a16_buffer_acquire_half_ring(expect_bytes) -> str:
     return f"""\
 // {{{{if A_UNIT}}}}
     @%p_half shl.b32 %ab, %ah, 2;             // HALF RING: a half unit fills set ah (barriers 4ah + j) ...
-    @!%p_half mov.u32 %ab, 0;                 // ... a full unit both sets (set 0's barriers count the bytes)
+    @!%p_half mov.u32 %ab, 0;                 // ... a full unit both sets (set 0's full barriers count the bytes)
 A_SUBSTEP:
     // wait until every consumer warp of the cluster released buffer j of the set (parity ^ 1: the first lap does not wait)
     add.u32 %tmp, %ab, %j;
@@ -927,9 +929,6 @@ A_WAIT_EMPTY:
 A_WAIT_EMPTY1:
     mbarrier.try_wait.parity.shared::cta.b64 %p_ready, [%bar], %par;
     @!%p_ready bra A_WAIT_EMPTY1;
-    add.u32 %bar, %sm_afull, %tmp;
-    add.u32 %bar, %bar, 32;
-    mbarrier.arrive.shared::cta.b64 %mbstate, [%bar];  // set 1's full barrier keeps step (no bytes: they land on set 0's)
 A_SETS_FREE:
     add.u32 %bar, %sm_afull, %tmp;
     mbarrier.arrive.expect_tx.shared::cta.b64 %mbstate, [%bar], {expect_bytes};  // all ranks' slices land here
@@ -952,7 +951,7 @@ A_RING_ADVANCE_HALF_RING = """\
     @%p_half add.u32 %tmp, %ah, 1;            // 1 << ah
     @%p_half xor.b32 %aphs, %aphs, %tmp;
     @%p_half xor.b32 %ah, %ah, 1;
-    @!%p_half xor.b32 %aphs, %aphs, 3;
+    @!%p_half xor.b32 %aphs, %aphs, 3;        // (the producer's %aphs: the sets' empty-barrier phases)
     add.u32 %u, %u, 1;
     bra.uni A_LOOP;
 // {{else}}
