@@ -1,10 +1,10 @@
 """A tiny interpreter for the 32-bit integer bookkeeping lines of our kernels (a test helper).
 
 Tests read a few lines of a kernel's text (a launch index, a ring's stage and parity) and run them here against
-Python's arithmetic. Supported: ``mov``, ``add``, ``sub``, ``mul.lo``, ``mad.lo``, ``shl``, ``shr``, ``and``, ``or``, ``xor``,
-``rem``, ``div`` on .u32/.b32, ``selp.b32``, ``setp.eq.u32``, ``mov.b64 {lo, hi}, x`` (a 64-bit value's halves), each
-with an optional ``@p`` / ``@!p`` guard. Results wrap to 32 bits as in PTX and every one is checked to fit; any other
-instruction fails. :func:`replay_stmatrix_trans` follows a warp's fp16 staging through ``stmatrix`` into memory.
+Python's arithmetic. Supported: ``mov``, ``add``, ``sub``, ``mul.lo``, ``mad.lo``, ``shl``, ``shr``, ``and``, ``or``,
+``xor``, ``rem``, ``div`` on .u32/.b32, ``selp.b32``, ``setp.eq.u32``, ``mov.b64 {lo, hi}, x`` (a 64-bit value's
+halves), each with an optional ``@p`` / ``@!p`` guard. Results wrap to 32 bits as in PTX and every one is checked to
+fit; any other instruction fails. :func:`replay_stmatrix_trans` follows a warp's fp16 staging through ``stmatrix`` into memory.
 """
 from __future__ import annotations
 

@@ -1200,7 +1200,8 @@ def test_every_unit_loop_takes_its_half_ring_form():
     gen = _generator()
     text = render(PTX, "sm_90a", GC.kernel_constants(2, 4))
     widths = [int(n) for n in re.findall(r"^UNIT_LOOP_N(\d+):", text, re.M)]
-    assert widths == sorted({GC.tokens(r) for r in range(1, 257)}) == list(range(32, 129, 16)) + list(range(136, 257, 8))
+    fine = list(range(32, 129, 16)) + list(range(136, 257, 8))  # steps of 16 up to N = 128, of 8 above
+    assert widths == sorted({GC.tokens(r) for r in range(1, 257)}) == fine
     for n in widths:
         k = _half_ring_consumer(text, n)
         assert k["top"][0] == ("shl.b32 %ab, %ah, 2" if n <= gen.HALF_LOOP_MAX else "mov.u32 %ab, 0"), n

@@ -8,10 +8,9 @@ Two launches per call, on one stream:
 2. ``ptx/grouped_gemm_nvfp4_wgmma_cluster.ptx`` (written by tools/gen_grouped_gemm_cluster_ptx.py,
    whose header has the design), launched with programmatic dependent launch: CTA tiles of up to 256
    A rows x 128 B rows, clusters of 2 CTAs along n sharing every A16 load by multicast, the unit loop
-   run with m64nNk16 for the smallest N (32, 48, ..., 128, 136, ..., 256: :func:`tokens`) that covers the tile's
-   rows, a
-   stream-K schedule whose per-cluster unit ranges the host cuts by cost (groups most rows first, cuts on
-   tile boundaries unless splitting a tile pays: :func:`cut_runs`), and an epilogue that stores
+   run with m64nNk16 for the smallest N (32, 48, ..., 128, 136, ..., 256: :func:`tokens`) that covers the
+   tile's rows, a stream-K schedule whose per-cluster unit ranges the host cuts by cost (groups most rows
+   first, cuts on tile boundaries unless splitting a tile pays: :func:`cut_runs`), and an epilogue that stores
    each warpgroup's fp16 box by TMA where c's base and row pitch allow a tensor map (:func:`c_tma_ok`).
 
 :class:`GroupedGemmClusterPlan` has the call signature of
