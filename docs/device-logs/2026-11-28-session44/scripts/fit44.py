@@ -4,6 +4,8 @@
 2. Case 2's cuts under a grid of (DECODE_COST, EPILOGUE_COST, SPLIT_COST), ranked by their costliest cluster under
    per-tile times read off log 08 (the 196-row group's tiles 18.4 us less 3% for the steps of 8, and so on) plus 3.7 us
    per split end; sched44.py measured the first three (run 9).
+3. Case 2's 224 whole tiles dealt largest first to the least loaded of 66 clusters (no split, any mix of groups), under
+   the same per-tile times: the costliest cluster, against the defaults' cut.
 Usage: fit44.py docs/device-logs/2026-11-28-session44/08-ts44.log"""
 import re
 import sys
@@ -97,6 +99,11 @@ def main(log):
                     ranked.append((round(costliest(g), 2), round(float(d), 2), e, sp))
     print("case 2, the defaults' cut:", round(costliest(GC.cluster_geometry(CASE2, 66)), 2), "us")
     print(f"the best of {len(ranked)} distinct cuts (costliest cluster, decode, epilogue, split):", sorted(ranked)[:5])
+    loads = [0.0] * 66
+    for t in sorted((tile_us[m] for m, _, _ in CASE2 for _ in range(28)), reverse=True):
+        q = loads.index(min(loads))
+        loads[q] += t
+    print(f"whole tiles dealt largest first: costliest cluster {max(loads):.2f} us, mean {sum(loads) / 66:.2f}")
 
 
 if __name__ == "__main__":
