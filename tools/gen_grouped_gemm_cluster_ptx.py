@@ -121,11 +121,9 @@ _HALF_TOP = """\
     shl.b32 %ab, %ah, 2;                      // HALF RING: this unit reads half set ah (barriers 4ah + s) ...
     shr.b32 %aph, %aphs, %ah;
     and.b32 %aph, %aph, 1;                    // ... at its phase
-    shl.b32 %tmp, %ab, 3;
-    add.u32 %abar, %sm_afull, %tmp;           // sub-step s's full barrier: %abar + 8s
-    add.u32 %aebar, %sm_aempty, %tmp;         // its empty barrier: %aebar + 8s
-    mad.lo.u32 %a16, %ah, 16384, %sm_a16;     // rows 0..127 of each buffer (set 0) or rows 128..255 (set 1)
-"""
+""" + _A_UNIT_TOP.replace("    mad.lo.u32 %a16, %ab, 32768, %sm_a16;\n",
+                          "    mad.lo.u32 %a16, %ah, 16384, %sm_a16;     // rows 0..127 of each buffer (set 0) or rows "
+                          "128..255 (set 1)\n")
 _FULL_TOP = """\
     mov.u32 %ab, 0;                           // HALF RING: a unit of more than 128 rows reads both sets; set 0's
     and.b32 %aph, %aphs, 1;                   // full barriers count every byte (set 1's are not used)
@@ -1043,7 +1041,8 @@ A_MAPS_READY:
     sub.u32 %rows, %m, %m0;
     min.u32 %rows, %rows, {TILE_M};
     add.u32 %rows, %rows, {step - 1};
-    and.b32 %rows, %rows, {-step};             // N: rows rounded up to the step
+    and.b32 %rows, %rows, {-step};             // rows rounded up to the step: N's slices (they start at multiples of
+                                              // 64 or 32, so the loops' finer steps above 128 pick the same ones)
 {_token_min(step)}    setp.lt.u32 %p_one, %arow, %rows;         // this rank's slice of the first half holds rows below N
     add.u32 %x, %arow, {HALF_M};
     setp.lt.u32 %p_two, %x, %rows;            // ... of the second half
@@ -1101,10 +1100,9 @@ def half_ring_seg_done(post: str) -> str:
     i = post.find(_SEG_DONE_RELEASE)
     if i < 0 or len(_release_blocks(post[i:])) < 1:
         raise ValueError("expected the segment's last a16 release after the unit loops")
-    i2, j2 = _release_blocks(post[i:])[0]
-    head, block, rest = post[:i + j2], post[i + i2:i + j2], post[i + j2:]
+    j = i + _release_blocks(post[i:])[0][1]
     pred = "    and.pred %p_rel, %p_rel, %p_fullm;        // HALF RING: set 1's only after a tile of both sets\n"
-    return head + "// {{if A_UNIT}}\n" + pred + _SET1 + block + "// {{endif}}\n" + rest
+    return post[:i] + double_releases(post[i:j], pred) + post[j:]
 
 
 def generate(gemm_text: str | None = None, step: int = TOKEN_STEP, early_ctas: bool = True) -> str:
