@@ -297,7 +297,11 @@ def test_kernel_assembles_without_spills_or_serialised_wgmmas(cluster, a_bufs):
 def test_kernel_parameters_match_the_plan():
     sig = parse_entries(render(PTX, "sm_90a", GC.kernel_constants()))[GC._ENTRY]
     assert [p.name for p in sig.params] == ["p_tmaps", "p_table", "p_starts", "p_tile_ctas", "p_ws", "p_counters",
-                                            "num_stages"]
+                                            "num_stages", "first_hint"]
+    import inspect
+
+    src = inspect.getsource(GC.GroupedGemmClusterPlan.run)  # the plan's last argument: the hint only when dealt
+    assert 'g.num_stages,\n            int(g.schedule == "dealt"),' in src
     dec = parse_entries(render(DECODE_PTX, "sm_90a", {"NORMAL_OPERANDS": 0, "GROUPED": 1}))["nvfp4_decode_a16"]
     assert [p.name for p in dec.params] == ["p_table", "p_out", "total_items"]
 
@@ -348,7 +352,9 @@ def test_tensor_map_buffer_order_matches_the_producers_and_the_epilogue():
     import inspect
 
     src = inspect.getsource(GC.GroupedGemmClusterPlan.run)
-    assert 'maps = [self._a16_maps[i], self._map(i, "b", p[1], False), self._scale_map(i, "sfb", p[3], handle)]' in src
+    maps = src.split(" maps = [self.")[1].split("]\n")[0]
+    assert [w.split('"')[1] for w in ("self." + maps).split("self._entry_map(e, ")[1:]] == ["a16", "b", "sfb"]
+    assert "off = j * TMAPS_PER_GROUP_BYTES" in src  # table entry j's maps at slot j
     assert 'b"".join(tm.bytes for tm in maps) + c_map' in src
 
 
@@ -689,17 +695,25 @@ def test_competition_runs_cost_at_most_the_balanced_cut_plus_one_split(shapes):
     assert max(run_cost) <= costs.sum() / 66 + costs.max() + 2 * GC.SPLIT_COST
 
 
+@pytest.mark.parametrize("schedule", ["cut", "dealt"])
 @pytest.mark.parametrize("shapes", CASES)
-def test_replay_of_segments_contributors_and_slots(shapes):
-    """What the kernel does with the tables: every cluster's segments (group search, tile, seg_end),
-    the contributor pairs, the workspace slot rule -- each tile's units summed once, slots distinct."""
-    geo = GC.cluster_geometry(shapes, 66)
+def test_replay_of_segments_contributors_and_slots(shapes, schedule):
+    """What the kernel does with the tables: every cluster's segments (entry search from the run's first entry in
+    p_starts, tile, seg_end), the contributor pairs, the workspace slot rule -- each tile's units summed once, slots
+    distinct."""
+    if schedule == "dealt" and any(k > GC.MAX_CHAIN_UNITS * 256 for _, _, k in shapes):
+        pytest.skip("the dealt schedule needs k <= 8192 (whole tiles in one fp32 chain)")
+    geo = GC.cluster_geometry(shapes, 66, schedule=schedule)
     table = GC.build_table(geo, [0] * len(shapes), [1] * len(shapes), [1.0] * len(shapes))
     ctas = geo.tile_ctas_table()
+    words = geo.starts_words()
+    assert len(words) == 2 * geo.clusters + 2 and tuple(words[:geo.clusters + 1]) == geo.starts
+    assert words[-1] == len(geo.groups) - 1
     covered = {}
     slots_of_cluster = {}
     for q in range(geo.clusters):
-        u, u_end, grp = geo.starts[q], geo.starts[q + 1], 0
+        u, u_end, grp = geo.starts[q], geo.starts[q + 1], int(words[geo.clusters + 1 + q])
+        assert table[grp, 0] <= u < table[grp + 1, 0]  # the run's first unit lies in its first entry
         while u < u_end:
             while u >= table[grp + 1, 0]:
                 grp += 1
@@ -725,6 +739,160 @@ def test_replay_of_segments_contributors_and_slots(shapes):
         assert all(a[2] == b[1] for a, b in zip(parts, parts[1:]))
     for q, sl in slots_of_cluster.items():
         assert sl in ([0], [1], [0, 1]) , (q, sl)  # a run's split tiles: its first (slot 0), its last (slot 1)
+
+
+# ============================================================== the dealt schedule
+
+def test_deal_tiles_balances_where_largest_first_does_not():
+    """Tiles of cost 3, 3, 2, 2, 2 over two runs: largest first gives 7 / 5, the polish swaps a 3 for a 2 (6 / 6)."""
+    lpt = GC.deal_tiles([3.0, 2.0], [2, 3], 2, polish=0)
+    assert sorted((lpt @ [3.0, 2.0]).tolist()) == [5.0, 7.0]
+    take = GC.deal_tiles([3.0, 2.0], [2, 3], 2)
+    assert (take.sum(axis=0) == [2, 3]).all() and (take @ [3.0, 2.0]).tolist() == [6.0, 6.0]
+    assert np.array_equal(take, GC.deal_tiles([3.0, 2.0], [2, 3], 2))  # deterministic
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_deal_tiles_deals_every_tile_once_and_beats_largest_first(seed):
+    rng = np.random.default_rng(seed)
+    costs = rng.uniform(0.5, 3.0, size=rng.integers(1, 9))
+    counts = rng.integers(0, 30, size=len(costs))
+    runs = int(rng.integers(1, 40))
+    take = GC.deal_tiles(costs, counts, runs)
+    assert take.shape == (runs, len(costs)) and (take >= 0).all() and (take.sum(axis=0) == counts).all()
+    best = (take @ costs).max()
+    assert best <= (GC.deal_tiles(costs, counts, runs, polish=0) @ costs).max() + 1e-12
+    assert best >= max(costs @ counts / runs, costs[counts > 0].max(initial=0.0)) - 1e-12  # no run below the bounds
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_deal_tiles_charges_each_class_a_run_holds_after_its_first(seed):
+    """With a switch cost the result's costliest run, recomputed from scratch, is no dearer than largest-first's, and a
+    high switch cost keeps the runs to fewer classes than none does."""
+    rng = np.random.default_rng(100 + seed)
+    costs = rng.uniform(0.5, 3.0, size=6)
+    counts = rng.integers(5, 30, size=6)
+    runs = int(rng.integers(4, 30))
+
+    def worst(take, sw):
+        held = np.count_nonzero(take, axis=1)
+        return float(np.max(take @ costs + sw * np.maximum(held - 1, 0)))
+
+    take = GC.deal_tiles(costs, counts, runs, switch_cost=1.0)
+    assert (take.sum(axis=0) == counts).all()
+    assert worst(take, 1.0) <= worst(GC.deal_tiles(costs, counts, runs, polish=0, switch_cost=1.0), 1.0) + 1e-12
+    assert (np.count_nonzero(GC.deal_tiles(costs, counts, runs, switch_cost=5.0))
+            <= np.count_nonzero(GC.deal_tiles(costs, counts, runs)))
+    with pytest.raises(ValueError, match="switch_cost"):
+        GC.deal_tiles(costs, counts, runs, switch_cost=-1.0)
+
+
+def test_deal_tiles_rejects_bad_arguments():
+    with pytest.raises(ValueError, match="runs"):
+        GC.deal_tiles([1.0], [1], 0)
+    with pytest.raises(ValueError, match="tile_costs and counts"):
+        GC.deal_tiles([1.0, 2.0], [1], 2)
+    with pytest.raises(ValueError, match="tile_costs and counts"):
+        GC.deal_tiles([1.0], [-1], 2)
+
+
+DEALT_CASES = [COMPETITION[1], COMPETITION[0], RAGGED, [(300, 1000, 512), (40, 520, 256), (257, 7, 256)]]
+
+
+@pytest.mark.parametrize("runs", [66, 7, 1])
+@pytest.mark.parametrize("shapes", DEALT_CASES)
+def test_dealt_schedule_covers_every_tile_once_in_whole_tiles(shapes, runs):
+    """Every (group, m tile, n tile) in exactly one entry, whole; entries of one m tile with offsets at tile edges
+    and the group's far edges; runs on entry boundaries, none split; units and tiles numbered in entry order."""
+    geo = GC.cluster_geometry(shapes, runs, schedule="dealt")
+    assert geo.schedule == "dealt" and 1 <= geo.clusters <= runs
+    seen, unit, tile = [], 0, 0
+    for e in geo.groups:
+        m, n, k = shapes[e.source]
+        assert e.row0 % GC.TILE_M == 0 and e.col0 % (2 * GC.TILE_N) == 0 and e.m_tiles == 1 and e.n_tiles >= 1
+        assert (e.m, e.n, e.k, e.k_stages) == (m - e.row0, n - e.col0, k, -(-k // 256))
+        assert (e.unit_start, e.tile_start) == (unit, tile)
+        seen += [(e.source, e.row0 // GC.TILE_M, e.col0 // (2 * GC.TILE_N) + t) for t in range(e.n_tiles)]
+        unit, tile = unit + e.units, tile + e.tiles
+    assert (geo.units, geo.tiles) == (unit, tile)
+    want = [(i, mt, nt) for i, (m, n, _) in enumerate(shapes) for mt in range(-(-m // 256)) for nt in range(-(-n // 256))]
+    assert sorted(seen) == sorted(want)
+    assert set(geo.starts) <= {e.unit_start for e in geo.groups} | {geo.units}
+    assert geo.starts[0] == 0 and list(geo.starts) == sorted(set(geo.starts))
+    assert geo.split_tiles == 0
+    assert [geo.groups[j].unit_start for j in geo.first_entries] == list(geo.starts[:-1])
+    assert geo.order == tuple(e.source for e in geo.groups) and geo.slot(geo.order[-1]) <= len(geo.groups) - 1
+
+
+def test_auto_deals_case_2_and_cuts_case_1():
+    """In the model, case 2's cut holds three tiles of the 196-row group per run while other runs hold lighter ones;
+    dealt, its costliest run (entry switches charged) is within 4% of the mean.  Case 1 (28 units per tile, two tiles per run) keeps the cut,
+    and so does any problem with a group of more than 32 stages (a whole tile would exceed one fp32 chain)."""
+    geo = GC.cluster_geometry(COMPETITION[1], 66)
+    assert geo.schedule == "dealt"
+    run = GC.geometry_costs(geo)
+    assert run.max() <= 1.04 * run.mean()
+    cut = GC.cluster_geometry(COMPETITION[1], 66, schedule="cut")
+    assert run.max() < (1 - GC.DEAL_MARGIN) * GC.geometry_costs(cut).max()
+    many = [(1 + (37 * i) % 300, 256, 256) for i in range(GC.DEAL_MAX_CLASSES + 1)]  # one m tile each
+    assert GC.cluster_geometry(many, 66).schedule == "cut"
+    assert GC.cluster_geometry(many, 66, schedule="dealt").schedule == "dealt"
+    assert GC.cluster_geometry(COMPETITION[0], 66).schedule == "cut"
+    long_k = [(64, 1024, 8448), (64, 256, 256)]
+    assert GC.cluster_geometry(long_k, 66).schedule == "cut"
+    with pytest.raises(ValueError, match="schedule='dealt' needs every group's k at most 8192"):
+        GC.cluster_geometry(long_k, 66, schedule="dealt")
+    with pytest.raises(ValueError, match="schedule must be one of"):
+        GC.cluster_geometry(long_k, 66, schedule="balanced")
+
+
+def test_run_costs_charges_split_ends():
+    costs, firsts = np.ones(8), np.tile([True, False, False, False], 2)
+    assert GC.run_costs(costs, firsts, [0, 4, 8], 2.5).tolist() == [4.0, 4.0]
+    assert GC.run_costs(costs, firsts, [0, 3, 8], 2.5).tolist() == [5.5, 7.5]
+
+
+def test_dealt_table_moves_each_entrys_c_to_its_first_row_and_column():
+    shapes = [(300, 1000, 512), (40, 520, 256)]
+    geo = GC.cluster_geometry(shapes, 5, schedule="dealt")
+    assert any(e.row0 for e in geo.groups) and any(e.col0 for e in geo.groups)
+    c_ptrs, c_rows = [0x10000, 0x900000], [1000, 520]
+    t = GC.build_table(geo, c_ptrs, c_rows, [1.0, 2.0], [True, False])
+    for j, e in enumerate(geo.groups):
+        assert t[j, 8:12].view(np.uint64).tolist() == [c_ptrs[e.source] + 2 * (e.row0 * c_rows[e.source] + e.col0),
+                                                        c_rows[e.source]]
+        assert t[j, 7] == (1 if e.source == 0 else 0) and t[j, 6].view(np.float32) == [1.0, 2.0][e.source]
+        assert list(t[j, :6]) == [e.unit_start, e.tile_start, e.k_stages, e.n_tiles, e.m, e.n]
+    assert t[len(geo.groups), 0] == geo.units
+
+
+def test_every_role_starts_its_entry_search_at_the_runs_first_entry():
+    """With first_hint set (the dealt schedule), p_starts holds starts[0..Q] then each run's first table entry, and the
+    consumers and both producers start their entry search there: case 2's dealt table has ~150 entries, and a search
+    from entry 0 would be a long chain of dependent loads.  Without it (the cut schedule, a few groups) they start
+    at entry 0 with no load in front of the first search, as before the hint."""
+    head = PTX.split("HINT_READY:")[0].split("// ------------------------------------------------------------------ "
+                                               "parameters")[1]
+    assert "mov.u32 %grp0, 0;" in head and "@!%p_more bra HINT_READY;" in head
+    assert "ld.param.u32 %tmp, [first_hint];" in head and "setp.ne.u32 %p_more, %tmp, 0;" in head
+    assert "mov.u32 %tmp, %nclusterid.x;\n    add.u32 %tmp, %tmp, %cta;\n    mul.wide.u32 %off64, %tmp, 4;" in head
+    assert head.rstrip().endswith("ld.global.nc.u32 %grp0, [%pw+4];")  # word Q + 1 + q
+    assert PTX.count("mov.u32 %grp, %grp0;") == 2  # consumers, producers (before the B / A16 split)
+    assert "mov.u32 %grp, 0;" not in PTX
+
+
+def test_geometry_costs_charge_each_entry_a_run_enters():
+    geo = GC.cluster_geometry(COMPETITION[1], 66, schedule="dealt")
+    costs, firsts = GC.schedule_costs(geo.groups)
+    entries = np.diff(list(geo.first_entries) + [len(geo.groups)])  # runs start on entry boundaries when dealt
+    np.testing.assert_allclose(GC.geometry_costs(geo, switch_cost=0.75),
+                               GC.run_costs(costs, firsts, geo.starts) + 0.75 * (entries - 1))
+    cut = GC.cluster_geometry([(300, 1024, 512), (40, 1024, 512)], 3, schedule="cut")  # runs across the group edge
+    c_costs, c_firsts = GC.schedule_costs(cut.groups)
+    crossing = [int(cut.starts[q] < cut.groups[1].unit_start < cut.starts[q + 1]) for q in range(cut.clusters)]
+    np.testing.assert_allclose(GC.geometry_costs(cut, switch_cost=2.0),
+                               GC.run_costs(c_costs, c_firsts, cut.starts) + 2.0 * np.array(crossing))
+    assert sum(crossing) == 1
 
 
 def test_bad_shapes_and_arguments_raise():
@@ -863,7 +1031,8 @@ def test_a16_maps_cover_whole_boxes_of_memory_the_plan_owns(cluster, monkeypatch
 def test_tma_stores_and_the_copy_out_write_the_same_bits(distribution):
     """The same inputs with c 16-byte aligned (every tile stored by TMA) and c 2 bytes past that (no map: the
     consumers' copy-out) give bit-identical outputs that pass the reference; nothing is written outside c.
-    Rows past 128 (second box), ragged m and n, split tiles (clusters=300) and whole ones."""
+    Rows past 128 (second box), ragged m and n, split tiles (clusters=300) and whole ones, and the dealt schedule
+    (entries that start inside a group: offset c maps and pointers)."""
     import nvfp4rt
     from nvfp4rt import data, reference
     from test_grouped_gemm import _device_groups
@@ -872,8 +1041,8 @@ def test_tma_stores_and_the_copy_out_write_the_same_bits(distribution):
     d = data.grouped_gemm_data(shapes, seed=None, distribution=distribution)
     refs = reference.grouped_gemm_ref(d.groups)
     groups = _device_groups(d)
-    for clusters in (None, 300):
-        plan = GC.GroupedGemmClusterPlan(shapes, clusters=clusters)
+    for clusters, schedule in ((None, "cut"), (300, "cut"), (None, "dealt"), (3, "dealt")):
+        plan = GC.GroupedGemmClusterPlan(shapes, clusters=clusters, schedule=schedule)
         outs = []
         for shift in (0, 2):  # bytes past a 16-byte boundary
             bufs, views = [], []
@@ -891,9 +1060,9 @@ def test_tma_stores_and_the_copy_out_write_the_same_bits(distribution):
                 got.append(h[lo:hi].reshape(m, n).copy())
             outs.append(got)
         for i, (a, b, r) in enumerate(zip(outs[0], outs[1], refs)):
-            assert np.array_equal(a, b), f"clusters={clusters} group {i}: the two epilogues differ"
+            assert np.array_equal(a, b), f"{plan!r} group {i}: the two epilogues differ"
             res = reference.check(a.view(np.float16)[:, :, None], r)
-            assert res.ok, f"clusters={clusters} group {i}: {res.report()}"
+            assert res.ok, f"{plan!r} group {i}: {res.report()}"
 
 
 @pytest.mark.gpu
@@ -937,8 +1106,8 @@ def test_alphas_scale_each_group():
 
 @pytest.mark.gpu
 @requires_gpu
-@pytest.mark.parametrize("clusters", [None, 300])
-def test_each_group_gets_its_own_result_in_any_caller_order(clusters):
+@pytest.mark.parametrize("clusters,schedule", [(None, "cut"), (300, "cut"), (3, "dealt")])
+def test_each_group_gets_its_own_result_in_any_caller_order(clusters, schedule):
     """The kernel runs the groups most rows first (launch_order), so its table rows and map slots are permuted.
     The same four groups given in two orders: every c holds its own group's product times its own alpha, bit for
     bit the same in both calls, and passes the reference.  Two of the c's have TMA maps and two (rows of 14 and
@@ -953,7 +1122,7 @@ def test_each_group_gets_its_own_result_in_any_caller_order(clusters):
     groups = _device_groups(d)
     outs = []
     for order in ([0, 1, 2, 3], [3, 2, 1, 0]):
-        plan = GC.GroupedGemmClusterPlan([shapes[i] for i in order], clusters=clusters)
+        plan = GC.GroupedGemmClusterPlan([shapes[i] for i in order], clusters=clusters, schedule=schedule)
         assert plan.geometry.order != tuple(range(4))
         for g in groups:
             g[4].fill(np.nan)
@@ -967,12 +1136,50 @@ def test_each_group_gets_its_own_result_in_any_caller_order(clusters):
 
 @pytest.mark.gpu
 @requires_gpu
-def test_deterministic_and_maps_reused_until_a_buffer_moves():
+@pytest.mark.parametrize("schedule,clusters", [("cut", 300), ("dealt", 5)])
+def test_deterministic_and_maps_reused_until_a_buffer_moves(schedule, clusters):
+    """Also the dealt schedule's maps that start inside a group: moving c re-points them."""
     from test_grouped_gemm import assert_repeatable_and_maps_reused
 
-    results, plan, groups = _run(RAGGED, "wide", clusters=300)
-    assert all(r.ok for r in results) and plan.geometry.split_tiles > 0
+    results, plan, groups = _run(RAGGED, "wide", clusters=clusters, schedule=schedule)
+    assert all(r.ok for r in results)
+    assert plan.geometry.split_tiles > 0 if schedule == "cut" else any(e.col0 for e in plan.geometry.groups)
     assert_repeatable_and_maps_reused(plan, groups, repeats=3)
+
+
+#: the dealt schedule: case 2 (auto deals it), ragged groups (m = 300: a second m tile, n = 7 / 130 / 520 edges), every
+#: unit loop, padded sfb rows (k = 320), a second m tile with n = 7
+DEALT_GPU = [(COMPETITION[1], None), (RAGGED, None), (RAGGED, 5), (EVERY_LOOP, 7),
+             ([(96, 1024, 320), (40, 1024, 320)], 3), ([(300, 1000, 512), (40, 520, 256), (257, 7, 256)], 5)]
+
+
+@pytest.mark.gpu
+@requires_gpu
+@pytest.mark.parametrize("shapes,clusters", DEALT_GPU)
+def test_dealt_schedule_matches_float64_reference_and_the_cut(shapes, clusters):
+    """Both distributions against the float64 reference; where the cut splits no tile both schedules sum every tile
+    in one chain in the same k order, so the bits must be equal too."""
+    from nvfp4rt import data, reference
+    from test_grouped_gemm import _device_groups
+
+    for distribution in ("competition", "wide"):
+        d = data.grouped_gemm_data(shapes, seed=None, distribution=distribution)
+        refs = reference.grouped_gemm_ref(d.groups)
+        groups = _device_groups(d)
+        outs = []
+        for schedule in ("dealt", "cut"):
+            plan = GC.GroupedGemmClusterPlan(shapes, clusters=clusters, schedule=schedule)
+            assert plan.geometry.schedule == schedule
+            for g in groups:
+                g[4].fill(np.nan)
+            plan([tuple(g) for g in groups])
+            outs.append(([g[4].numpy().copy() for g in groups], plan.geometry.split_tiles))
+        (dealt, _), (cut, cut_splits) = outs
+        for i, (a, r) in enumerate(zip(dealt, refs)):
+            res = reference.check(a.transpose(1, 2, 0), r)
+            assert res.ok, f"dealt {distribution} group {i} {shapes[i]}: {res.report()}"
+            if not cut_splits:
+                assert np.array_equal(a.view(np.uint16), cut[i].view(np.uint16)), f"group {i}: dealt and cut differ"
 
 
 @pytest.mark.gpu

@@ -36,7 +36,8 @@ PURE = {
     "dual_gemm_tiles.DualGemmTilesPlan":  # the cluster GEMM's DUAL build on (m, 2n, k), as the plan schedules it
         lambda m, n, k, l: GWC._ksplit_problem(m, 2 * n, k, l, SMS, streamk_cluster=DT.STREAMK_CLUSTER),
     "grouped_gemm.GroupedGemmPlan": lambda shapes: GG.grouped_geometry(shapes, SMS),
-    "grouped_gemm_cluster.GroupedGemmClusterPlan": lambda shapes: GC.cluster_geometry(shapes, SMS // 2),
+    "grouped_gemm_cluster.GroupedGemmClusterPlan":
+        lambda shapes, clusters=None, **kw: GC.cluster_geometry(shapes, clusters or SMS // 2, **kw),
     "grouped_gemm_mtiles.GroupedGemmMTilePlan": lambda shapes: GM.mtiles(shapes),
 }
 CASES = SAN.GEMM_CASES + SAN.DUAL_CASES + SAN.GROUPED_CASES

@@ -258,8 +258,21 @@ def header(step: int = TOKEN_STEP, early_ctas: bool = True) -> str:
 //   N = 256 tiles get fewer units than clusters holding N = 64 ones, a cut falls inside a tile only where
 //   that pays, and no run sums more than 8192 k inside one tile.  Per unit and warpgroup: 4 k64
 //   sub-steps x 2 pieces of k32 x 2 wgmma m64nNk16.
+//   THE DEALT SCHEDULE (session 45; the host's schedule="dealt", chosen by "auto" where its model says so).  Runs
+//   of whole tiles can only mix groups at their edges, so on competition case 2 the clusters holding three tiles of
+//   the 196-row group finished last.  The host deals whole tiles to the runs instead (largest first, then moves and
+//   swaps off the costliest run; nvfp4rt.ops.grouped_gemm_cluster.deal_tiles), and each run's tiles of one m tile of
+//   a group become one table entry whose maps, c pointer, m and n start at the entry's first row and column: the
+//   kernel sees only more entries, the runs laid out one after the other.  An entry switch costs its first-use
+//   tensormap fences (about 1 us per run on case 2: a fence-free probe ran the dealt schedule 1.1-1.4 us faster,
+//   session 45 logs 14 and 16; fencing every map up front or at CTA scope was no faster), so the deal charges each
+//   entry a run enters (SWITCH_COST = 1.0).  Case 2 on the H100 (log 18): 62.90-63.10 us against 64.06-64.38 on the cut.
+//   THE ENTRY HINT (parameter first_hint, set with the dealt schedule): each role's entry search starts at the run's
+//   first entry, word Q + 1 + q of p_starts, instead of entry 0 (with ~150 entries, a search from 0 would be a long
+//   chain of dependent loads).  Without the hint no load stands in front of the first search (the cut: a few groups).
 //
-// THE PROBLEM TABLE (device memory, written by the host, G + 1 entries of {TABLE_ENTRY} bytes)
+// THE PROBLEM TABLE (device memory, written by the host, E + 1 entries of {TABLE_ENTRY} bytes: a group each, or the
+//   dealt schedule's runs of tiles; "group" below means a table entry)
 //   u32[0] unit_start   first unit of the group in the launch-wide order
 //   u32[1] tile_start   first cluster tile of the group (its counters: CLUSTER per cluster tile)
 //   u32[2] k_stages     u32[3] n_tiles (cluster tiles along n)
@@ -267,9 +280,9 @@ def header(step: int = TOKEN_STEP, early_ctas: bool = True) -> str:
 //   u32[7] 1 when the host encoded a TMA map of c (the epilogue's TMA stores), 0 when c's base or row pitch is
 //          not a multiple of 16 bytes (the consumers' copy-out)
 //   u64 at byte 32: c (fp16 pointer)        u64 at byte 40: c row stride (fp16 elements)
-//   Entry G holds only unit_start = total units (the sentinel that ends the group search).  Every
+//   Entry E holds only unit_start = total units (the sentinel that ends the group search).  Every
 //   role finds a unit's group by advancing its group index while u >= table[grp + 1].unit_start
-//   (u only grows).
+//   (u only grows), from entry 0 or, with first_hint, from the run's first entry.
 //
 // THE TENSOR MAPS (device memory, p_tmaps, {TMAPS_PER_GROUP} bytes per group: a16 +0, b +128, sfb +256, c +{C_MAP_OFF})
 //   Encoded by cuTensorMapEncodeTiled on the host once per group and buffer, copied before the launch.
@@ -388,9 +401,10 @@ def header(step: int = TOKEN_STEP, early_ctas: bool = True) -> str:
 //   stream serialization (PDL) after the decode kernel.
 //   dynamic shared memory = 2048 + {A16_BUF}*A_BUFS + {STAGE_BYTES}*S + {X_BYTES} bytes (A_BUFS 3 or 4, S = num_stages
 //   2..5 within the opt-in limit), carved up as in the dual: barrier block, a16 buffers, ring, region X.
-//   parameters: p_tmaps ({TMAPS_PER_GROUP} * G bytes, 64-byte aligned); p_table ((G + 1) * {TABLE_ENTRY} bytes); p_starts
-//   (Q + 1 u32); p_tile_ctas (u32 pair c_lo, c_hi per cluster tile); p_ws (fp32, 2 * grid * {SLOT_V4 * 16}
-//   bytes); p_counters (u32, CLUSTER per cluster tile, zero before the first launch, left zero); num_stages.
+//   parameters: p_tmaps ({TMAPS_PER_GROUP} * E bytes, 64-byte aligned); p_table ((E + 1) * {TABLE_ENTRY} bytes); p_starts
+//   (2Q + 2 u32: starts[0..Q], each run's first entry, the last entry); p_tile_ctas (u32 pair c_lo, c_hi per
+//   cluster tile); p_ws (fp32, 2 * grid * {SLOT_V4 * 16} bytes); p_counters (u32, CLUSTER per cluster tile, zero
+//   before the first launch, left zero); num_stages; first_hint (1: start the entry search at p_starts[Q + 1 + q]).
 //
 // MEASURED (H200, docs/grouped_gemm.md and docs/device-logs/2026-11-21-session5/; us, L2 cleared): the
 //   competition cases 1-4 run 151.4 / 93.2 / 50.6 / 44.9 (decode + GEMM; the first grouped kernel 183.7 /
@@ -414,7 +428,8 @@ SIGNATURE = f"""
     .param .u64 .ptr .global .align 8  p_tile_ctas,
     .param .u64 .ptr .global .align 16 p_ws,
     .param .u64 .ptr .global .align 4  p_counters,
-    .param .u32 num_stages
+    .param .u32 num_stages,
+    .param .u32 first_hint
 )
 .maxntid 384, 1, 1
 .minnctapersm 1
@@ -428,7 +443,7 @@ SIGNATURE = f"""
     .reg .b32   %thread, %cta, %rank, %ct, %wg, %wi, %lane, %g, %t, %x, %y, %z, %tmp, %tmp2;
     .reg .b32   %m, %n, %KB, %ntiles, %S, %rows, %nblk, %lim, %stg, %otma, %box, %wbar, %cgrp, %qb, %tb;
     .reg .b32   %u, %u_end, %seg_end, %tile, %kb, %mt, %nt, %m0, %n0, %j;
-    .reg .b32   %grp, %pgrp, %gu0, %gt0, %lt, %U0, %tbase, %tend;
+    .reg .b32   %grp, %grp0, %pgrp, %gu0, %gt0, %lt, %U0, %tbase, %tend;
     .reg .b32   %slot, %phase, %par, %bar, %rbar, %slot_addr, %addr, %a16;
     .reg .b32   %base, %sm, %sm_a16, %sm_c, %sm_full, %sm_empty, %sm_afull, %sm_aempty, %sm_flag;
     .reg .b32   %rowB, %offB0, %bslot, %sfslot, %sfB;
@@ -466,6 +481,19 @@ PARAMETERS = """
     add.u64 %pw, %pw, %off64;
     ld.global.nc.u32 %u, [%pw];               // the cluster's units: [starts[q], starts[q + 1])
     ld.global.nc.u32 %u_end, [%pw+4];
+    // the table entry the roles' entry search starts from: with first_hint, the host's (the runs' first entries
+    // follow starts[0..Q]: starts[Q + 1 + q]), else entry 0, with no load in front of the first search
+    ld.param.u32 %tmp, [first_hint];
+    mov.u32 %grp0, 0;
+    setp.ne.u32 %p_more, %tmp, 0;
+    @!%p_more bra HINT_READY;
+    mov.u32 %tmp, %nclusterid.x;
+    add.u32 %tmp, %tmp, %cta;
+    mul.wide.u32 %off64, %tmp, 4;
+    ld.param.u64 %pw, [p_starts];
+    add.u64 %pw, %pw, %off64;
+    ld.global.nc.u32 %grp0, [%pw+4];
+HINT_READY:
 
 """
 
@@ -490,7 +518,7 @@ EARLY_CTAS = """\
 
 def seg_loop(variants=TOKEN_VARIANTS, early_ctas: bool = True) -> str:
     L = [f"""\
-    mov.u32 %grp, 0;                          // the group of unit u (u only grows: so does grp)
+    mov.u32 %grp, %grp0;                      // the table entry of unit u (u only grows: so does grp)
     mov.u32 %cgrp, -1;                        // the group whose c map this thread last fenced (none yet)
     mov.u32 %qb, 0;                           // the TMA-store box this warpgroup stages into next
 SEG_LOOP:
@@ -957,14 +985,40 @@ A_RING_ADVANCE_HALF_RING = """\
 // {{endif}}"""
 
 
-def producers(step: int = TOKEN_STEP) -> str:
+#: the B producer's warm-up of the descriptor cache: every map of every table entry its run touches, before its first
+#: load (the dealt schedule switches entries two or three times per run)
+PREFETCH_RUN_MAPS = """\
+    // ---- every a16, b and sfb map of the table entries this run touches (%grp0 .. the next run's first entry:
+    //      starts[Q + 2 + q]; the last run's is the last entry), prefetched into the descriptor cache
+    mov.u32 %tmp, %nclusterid.x;
+    add.u32 %tmp, %tmp, %cta;
+    ld.param.u64 %pw, [p_starts];
+    mul.wide.u32 %off64, %tmp, 4;
+    add.u64 %pw, %pw, %off64;
+    ld.global.nc.u32 %tmp2, [%pw+8];
+    mov.u32 %tmp, %grp0;
+B_PREFETCH:
+    mul.wide.u32 %off64, %tmp, {TMAPS_PER_GROUP};
+    add.u64 %pw, %ptm, %off64;
+    prefetch.tensormap [%pw];
+    add.u64 %pw, %pw, 128;
+    prefetch.tensormap [%pw];
+    add.u64 %pw, %pw, 128;
+    prefetch.tensormap [%pw];
+    add.u32 %tmp, %tmp, 1;
+    setp.le.u32 %p_more, %tmp, %tmp2;
+    @%p_more bra B_PREFETCH;
+"""
+
+
+def producers(step: int = TOKEN_STEP, prefetch_maps: bool = False) -> str:
     return f"""
     // ================================================================== producers (warpgroup 0)
 PRODUCERS:
     setmaxnreg.dec.sync.aligned.u32 40;       // all of warpgroup 0: the consumers take the registers
     ld.param.u64 %ptm, [p_tmaps];
     ld.param.u64 %ptab, [p_table];
-    mov.u32 %grp, 0;
+    mov.u32 %grp, %grp0;                      // the run's first table entry (the host's)
     mov.u32 %pgrp, -1;
     setp.eq.u32 %p_lead, %thread, 0;
     @%p_lead bra B_PRODUCER;
@@ -978,6 +1032,7 @@ B_PRODUCER:
     mov.u32 %slot, 0;
     mov.u32 %phase, 0;
     mov.u32 %tend, 0;                         // no tile yet
+{PREFETCH_RUN_MAPS.format(TMAPS_PER_GROUP=TMAPS_PER_GROUP) if prefetch_maps else ""}\
 B_LOOP:
     setp.ge.u32 %p_more, %u, %u_end;
     @%p_more bra EXIT;
@@ -1105,14 +1160,17 @@ def half_ring_seg_done(post: str) -> str:
     return post[:i] + double_releases(post[i:j], pred) + post[j:]
 
 
-def generate(gemm_text: str | None = None, step: int = TOKEN_STEP, early_ctas: bool = True) -> str:
+def generate(gemm_text: str | None = None, step: int = TOKEN_STEP, early_ctas: bool = True,
+             prefetch_maps: bool = False) -> str:
     """The kernel's text: unit loops for N = TOKEN_MIN, TOKEN_MIN + step, ..., TILE_M; ``early_ctas``: the tile's
-    contributors loaded at the segment's start (EARLY_CTAS) rather than in its epilogue."""
+    contributors loaded at the segment's start (EARLY_CTAS) rather than in its epilogue; ``prefetch_maps``: the B
+    producer prefetches the maps of every table entry of its run first (PREFETCH_RUN_MAPS)."""
     setup, loop, post = split_main_loop(gemm_text)
     variants = token_variants(step)
     return (header(step, early_ctas) + SIGNATURE + PARAMETERS + half_ring_carve_up(dual.CARVE_UP) + CONSUMER_INTRO
             + half_ring_setup(setup) + seg_loop(variants, early_ctas) + unit_loops(loop, variants)
-            + half_ring_seg_done(post) + segment_epilogue(early_ctas) + "\n" + store_tile() + "\n" + producers(step))
+            + half_ring_seg_done(post) + segment_epilogue(early_ctas) + "\n" + store_tile() + "\n"
+            + producers(step, prefetch_maps))
 
 
 def main(argv):

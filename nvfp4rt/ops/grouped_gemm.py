@@ -373,9 +373,12 @@ class GroupedOperands:
 
     def _scale_map(self, i: int, which: str, ptr: int, stream_handle):
         """The map of group ``i``'s ``which`` scales, copying them to a padded buffer when needed."""
+        return self._map(i, which, *self._scale_source(i, which, ptr, stream_handle))
+
+    def _scale_source(self, i: int, which: str, ptr: int, stream_handle) -> tuple:
+        """(address, padded) TMA reads group ``i``'s ``which`` scales from: ``ptr``, or a padded copy made now."""
         padded = self._scale_padded(i, which, ptr)
-        src = self._padded_scales(i, which, ptr, stream_handle) if padded else ptr
-        return self._map(i, which, src, padded)
+        return (self._padded_scales(i, which, ptr, stream_handle) if padded else ptr), padded
 
     def _padded_scales(self, i: int, which: str, src: int, stream_handle) -> int:
         from ..memory import DeviceAllocation

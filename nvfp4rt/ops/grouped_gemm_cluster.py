@@ -35,7 +35,8 @@ from .grouped_gemm import GroupedOperands, K_MULTIPLE, MAX_GROUPS, STAGE_K, alph
 __all__ = ["GroupedGemmClusterPlan", "GroupedClusterGeometry", "ClusterGroup", "cluster_geometry", "build_table",
            "c_tma_ok", "unit_cost", "supports", "cluster_units", "shared_bytes", "kernel_constants", "TILE_M", "TILE_N",
            "TOKEN_MIN", "TOKEN_STEP", "FINE_FROM", "FINE_STEP", "CLUSTER_SIZES", "A_BUFS_CHOICES", "DECODE_COST",
-           "EPILOGUE_COST", "SPLIT_COST", "schedule_costs", "cut_runs", "launch_order", "WIDE_DECODE_AUTO"]
+           "EPILOGUE_COST", "SPLIT_COST", "schedule_costs", "cut_runs", "launch_order", "WIDE_DECODE_AUTO", "SCHEDULES",
+           "DEAL_MARGIN", "DEAL_MAX_CLASSES", "SWITCH_COST", "deal_tiles", "run_costs", "geometry_costs"]
 
 _KERNEL_FILE = "grouped_gemm_nvfp4_wgmma_cluster.ptx"
 _ENTRY = "nvfp4_grouped_gemm_wgmma_cluster"
@@ -83,6 +84,20 @@ _ALPHA_SCALE = 2.0**28
 DECODE_COST = 0.6
 EPILOGUE_COST = 1.0
 SPLIT_COST = 2.5
+#: the schedules :func:`cluster_geometry` builds, and how much cheaper (a fraction of the cut's costliest run) the
+#: dealt schedule's costliest run must be for "auto" to take it
+SCHEDULES = ("auto", "cut", "dealt")
+DEAL_MARGIN = 0.02
+#: "auto" considers the dealt schedule only for at most this many classes (m tiles over all groups): the deal's
+#: polish costs time per class on the host, and problems of many small groups mix groups in every run anyway
+DEAL_MAX_CLASSES = 64
+#: a run's cost in the model grows by this much for each table entry it enters after its first: the maps' first use
+#: by each role (tensormap fences, fresh descriptors) and the next entry's lookups.  The dealt schedule's deal
+#: (:func:`deal_tiles`) and "auto"'s choice (:func:`geometry_costs`) both charge it.  Measured on competition case 2,
+#: whole calls (docs/device-logs/2026-11-28-session45/18, H100): the deal charging 0 / 0.65 / 1.0 / 1.5 ran it in
+#: 63.98-64.21 / 62.67-63.22 / 62.90-63.10 / 62.56-62.93 us, the cut 64.06-64.38; four fence-free probes (14, 16, H200)
+#: ran the dealt schedule 1.1-1.4 us faster, so most of a switch is its fences.
+SWITCH_COST = 1.0
 #: with wide_decode=None, plans whose groups share k decode A with the wide decode (ptx/nvfp4_decode_a16_wide.ptx).
 #: Whole call, launch phases spread, bits equal (docs/device-logs/2026-11-27-session40/10 and 15): competition
 #: case 2 73.95-74.53 us against 76.16-76.38 with the item decode on an H100, 72.96-73.26 against 74.14-75.04 on an
@@ -123,6 +138,10 @@ def unit_cost(rows: int, decode_cost: float = DECODE_COST) -> float:
 
 @dataclass(frozen=True)
 class ClusterGroup:
+    """One entry of the problem table: a caller's group, or (the dealt schedule) a run of whole tiles of one of its
+    m tiles.  ``m`` and ``n`` count from the entry's first row ``row0`` and column ``col0`` of the caller's group
+    ``source`` to that group's edges; the entry's maps, c pointer and table words start there."""
+
     m: int
     n: int
     k: int
@@ -130,7 +149,10 @@ class ClusterGroup:
     n_tiles: int      # cluster tiles along n
     k_stages: int
     unit_start: int
-    tile_start: int   # first cluster tile of the group
+    tile_start: int   # first cluster tile of the entry
+    source: int = 0   # the caller's group
+    row0: int = 0     # the entry's first A row (c row) in that group: a multiple of TILE_M
+    col0: int = 0     # its first B row (c column): a multiple of the cluster tile's TILE_N * cluster
 
     @property
     def tiles(self) -> int:
@@ -147,8 +169,11 @@ class ClusterGroup:
 
 @dataclass(frozen=True)
 class GroupedClusterGeometry:
-    """The launch-wide schedule: groups one after the other in launch order (``groups[j]`` is the caller's group
-    ``order[j]``), units tile-major (k fastest) in a group, cluster q running units ``[starts[q], starts[q+1])``."""
+    """The launch-wide schedule: table entries one after the other (``groups[j]`` computes part or all of the
+    caller's group ``order[j]``), units tile-major (k fastest) in an entry, cluster q running units
+    ``[starts[q], starts[q+1])``.  ``schedule`` says how: "cut" (each group one entry, in launch order, the runs
+    cut by :func:`cut_runs`) or "dealt" (whole tiles dealt to the runs by :func:`deal_tiles`, each run's tiles of one
+    m tile of a group one entry)."""
 
     groups: tuple
     cluster: int
@@ -158,10 +183,22 @@ class GroupedClusterGeometry:
     num_stages: int
     a_bufs: int
     order: tuple
+    schedule: str = "cut"
 
     def slot(self, group: int) -> int:
-        """The launch position (table entry, map slot) of the caller's group ``group``."""
-        return _inverse(self.order)[group]
+        """The first table entry (map slot) of the caller's group ``group``."""
+        return _first_slots(self.order)[group]
+
+    @property
+    def first_entries(self) -> tuple:
+        """Per run, the table entry of its first unit: the kernel starts its entry search there."""
+        unit_starts = [g.unit_start for g in self.groups]
+        return tuple(int(np.searchsorted(unit_starts, u, side="right")) - 1 for u in self.starts[:-1])
+
+    def starts_words(self) -> np.ndarray:
+        """The kernel's p_starts (u32): starts[0..Q], then each run's first table entry, then the last entry (so that
+        run q's entries end at word Q + 2 + q for every run)."""
+        return np.array(self.starts + self.first_entries + (len(self.groups) - 1,), dtype=np.uint32)
 
     @property
     def clusters(self) -> int:
@@ -218,11 +255,11 @@ class GroupedClusterGeometry:
 
 
 @lru_cache(maxsize=64)
-def _inverse(order: tuple) -> tuple:
-    inv = [0] * len(order)
+def _first_slots(order: tuple) -> dict:
+    first = {}
     for j, i in enumerate(order):
-        inv[i] = j
-    return tuple(inv)
+        first.setdefault(i, j)
+    return first
 
 
 def launch_order(shapes) -> tuple:
@@ -293,6 +330,75 @@ def cut_runs(unit_costs: np.ndarray, tile_first: np.ndarray, runs: int, split_co
     return out
 
 
+def run_costs(unit_costs: np.ndarray, tile_first: np.ndarray, starts, split_cost: float = SPLIT_COST) -> np.ndarray:
+    """Each run's cost under the schedule's model: its units, plus ``split_cost`` per end inside a tile."""
+    cum = np.concatenate(([0.0], np.cumsum(np.asarray(unit_costs, dtype=np.float64))))
+    inside = np.concatenate((~np.asarray(tile_first, dtype=bool), [False]))  # boundary u lies inside a tile
+    inside[0] = False
+    a, b = np.asarray(starts[:-1]), np.asarray(starts[1:])
+    return cum[b] - cum[a] + split_cost * (inside[a].astype(float) + inside[b].astype(float))
+
+
+def deal_tiles(tile_costs, counts, runs: int, polish: int | None = None, switch_cost: float = 0.0) -> np.ndarray:
+    """Deal whole tiles to ``runs`` runs so that the costliest run is cheap: class c has ``counts[c]`` tiles of cost
+    ``tile_costs[c]``, and a run costs its tiles plus ``switch_cost`` for each class it holds after its first.  Largest
+    tile first, each to the run it leaves cheapest (ties: the lower run), then at most ``polish`` (default 8 * runs)
+    steps that each move one tile off the costliest run, or swap it for a cheaper tile of another run, where that
+    brings both runs below the costliest run's cost.  Returns how many tiles of each class each run takes, int
+    [runs, classes].  Pure and deterministic."""
+    costs = np.asarray(tile_costs, dtype=np.float64)
+    counts = np.asarray(counts, dtype=np.int64)
+    runs = positive_int("runs", runs)
+    if costs.shape != counts.shape or costs.ndim != 1 or (counts < 0).any() or (costs < 0).any():
+        raise ValueError("tile_costs and counts must be equal-length lists of costs >= 0 and counts >= 0")
+    if isinstance(switch_cost, bool) or not 0 <= switch_cost < np.inf:
+        raise ValueError(f"switch_cost must be a finite number >= 0, got {switch_cost!r}")
+    take = np.zeros((runs, len(costs)), dtype=np.int64)
+    loads = np.zeros(runs)  # each run's cost: its tiles, plus switch_cost per class after its first
+    held = np.zeros(runs, dtype=np.int64)  # classes each run holds
+    for c in sorted(range(len(costs)), key=lambda c: (-costs[c], c)):
+        for _ in range(int(counts[c])):
+            new_class = (take[:, c] == 0) & (held > 0)
+            q = int(np.argmin(loads + costs[c] + switch_cost * new_class))
+            loads[q] += costs[c] + switch_cost * new_class[q]
+            held[q] += take[q, c] == 0
+            take[q, c] += 1
+    eps = 1e-9 * max(1.0, float(costs.max(initial=0.0)))
+    others = np.arange(runs)
+    for _ in range(8 * runs if polish is None else polish):
+        h = int(np.argmax(loads))
+        best = None  # (the pair's larger cost after, class off h, class back to h or -1, run j)
+        for a in np.flatnonzero(take[h]):
+            h_left = held[h] - (take[h, a] == 1)  # h's classes once a tile of a leaves
+            j_held = held + (take[:, a] == 0)     # each run's classes once it takes one
+            for b in [-1] + [int(b) for b in np.flatnonzero(costs < costs[a] - eps)]:
+                if b < 0:
+                    h_after = loads[h] - costs[a] - switch_cost * (take[h, a] == 1 and held[h] > 1)
+                    j_after = loads + costs[a] + switch_cost * ((take[:, a] == 0) & (held > 0))
+                    ok = others != h
+                else:
+                    h_classes = h_left + (take[h, b] == 0)
+                    h_after = (loads[h] - costs[a] + costs[b]
+                               + switch_cost * (max(h_classes, 1) - max(held[h], 1)))
+                    j_classes = j_held - (take[:, b] == 1)
+                    j_after = loads + costs[a] - costs[b] + switch_cost * (np.maximum(j_classes, 1)
+                                                                           - np.maximum(held, 1))
+                    ok = (others != h) & (take[:, b] > 0)
+                after = np.where(ok, np.maximum(j_after, h_after), np.inf)
+                j = int(np.argmin(after))
+                if after[j] < loads[h] - eps and (best is None or after[j] < best[0] - eps):
+                    best = (float(after[j]), int(a), b, j)
+        if best is None:
+            break
+        _, a, b, j = best
+        for r, cls, d in ((h, a, -1), (j, a, 1)) + (((j, b, -1), (h, b, 1)) if b >= 0 else ()):
+            take[r, cls] += d
+        for r in (h, j):
+            held[r] = np.count_nonzero(take[r])
+            loads[r] = float(take[r] @ costs) + switch_cost * max(0, int(held[r]) - 1)
+    return take
+
+
 def schedule_costs(groups, decode_cost: float = DECODE_COST, epilogue_cost: float = EPILOGUE_COST) -> tuple:
     """(cost, starts-a-tile) of every unit in launch order, the schedule's model: DECODE_COST + N/256 per unit,
     plus EPILOGUE_COST * N/256 on each tile's last unit."""
@@ -310,10 +416,19 @@ def schedule_costs(groups, decode_cost: float = DECODE_COST, epilogue_cost: floa
 
 def cluster_geometry(shapes, max_clusters: int, *, cluster: int = DEFAULT_CLUSTER, stages: int | None = None,
                      a_bufs: int | None = None, decode_cost: float = DECODE_COST,
-                     epilogue_cost: float = EPILOGUE_COST, split_cost: float = SPLIT_COST) -> GroupedClusterGeometry:
+                     epilogue_cost: float = EPILOGUE_COST, split_cost: float = SPLIT_COST,
+                     schedule: str = "auto") -> GroupedClusterGeometry:
     """The schedule (pure): ``shapes`` a list of (m, n, k) in the caller's order; ``max_clusters`` clusters the GPU
-    runs at once.  The groups are laid out in :func:`launch_order` and the runs cut by :func:`cut_runs` under the
-    cost model (DECODE_COST, EPILOGUE_COST, SPLIT_COST)."""
+    runs at once.  ``schedule``:
+
+    - "cut": the groups laid out in :func:`launch_order`, one table entry each, and the units cut into runs by
+      :func:`cut_runs` under the cost model (DECODE_COST, EPILOGUE_COST, SPLIT_COST);
+    - "dealt": whole tiles dealt to the runs by :func:`deal_tiles` (no tile split), each run's tiles of one m tile of
+      a group one table entry (offset maps and c), the entries run by run; needs every group's k at most
+      MAX_CHAIN_UNITS stages;
+    - "auto": the dealt schedule where it is allowed, there are at most DEAL_MAX_CLASSES m tiles over all groups, and
+      its costliest run (:func:`geometry_costs`, entry switches included) is cheaper in the model than the cut's by
+      more than DEAL_MARGIN; else the cut."""
     shapes = list(shapes)
     if not shapes:
         raise ValueError("need at least one group")
@@ -331,6 +446,8 @@ def cluster_geometry(shapes, max_clusters: int, *, cluster: int = DEFAULT_CLUSTE
     for name, v in (("decode_cost", decode_cost), ("epilogue_cost", epilogue_cost), ("split_cost", split_cost)):
         if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) or not 0 <= v < np.inf:
             raise ValueError(f"{name} must be a finite number >= 0, got {v!r}")
+    if not isinstance(schedule, str) or schedule not in SCHEDULES:
+        raise ValueError(f"schedule must be one of {SCHEDULES}, got {schedule!r}")
     checked = []
     for i, shp in enumerate(shapes):  # in the caller's order, so that a message names the caller's group
         if not isinstance(shp, (tuple, list)) or len(shp) != 3:
@@ -343,7 +460,7 @@ def cluster_geometry(shapes, max_clusters: int, *, cluster: int = DEFAULT_CLUSTE
     groups, unit, tile = [], 0, 0
     for i in order:
         m, n, k = checked[i]
-        g = ClusterGroup(m, n, k, -(-m // TILE_M), -(-n // (TILE_N * cluster)), -(-k // STAGE_K), unit, tile)
+        g = ClusterGroup(m, n, k, -(-m // TILE_M), -(-n // (TILE_N * cluster)), -(-k // STAGE_K), unit, tile, i)
         groups.append(g)
         unit += g.units
         tile += g.tiles
@@ -351,24 +468,81 @@ def cluster_geometry(shapes, max_clusters: int, *, cluster: int = DEFAULT_CLUSTE
         raise ValueError(f"problem too large: {unit} units do not fit the kernel's 32-bit indices")
     costs, firsts = schedule_costs(groups, decode_cost, epilogue_cost)
     starts = cut_runs(costs, firsts, min(max_clusters, unit), split_cost)
-    return GroupedClusterGeometry(tuple(groups), int(cluster), unit, tile, tuple(starts), s, int(ab), order)
+    cut = GroupedClusterGeometry(tuple(groups), int(cluster), unit, tile, tuple(starts), s, int(ab), order, "cut")
+    dealable = all(g.k_stages <= MAX_CHAIN_UNITS for g in groups)
+    if schedule == "dealt" and not dealable:
+        raise ValueError(f"schedule='dealt' needs every group's k at most {MAX_CHAIN_UNITS * STAGE_K}")
+    classes = sum(g.m_tiles for g in groups)
+    if schedule == "cut" or not dealable or (schedule == "auto" and classes > DEAL_MAX_CLASSES):
+        return cut
+    dealt = _dealt_geometry(cut, costs, max_clusters)
+    if schedule == "auto":
+        cut_max = geometry_costs(cut, decode_cost, epilogue_cost, split_cost).max()
+        if geometry_costs(dealt, decode_cost, epilogue_cost, split_cost).max() >= cut_max * (1.0 - DEAL_MARGIN):
+            return cut
+    return dealt
+
+
+def geometry_costs(geo: GroupedClusterGeometry, decode_cost: float = DECODE_COST,
+                   epilogue_cost: float = EPILOGUE_COST, split_cost: float = SPLIT_COST,
+                   switch_cost: float | None = None) -> np.ndarray:
+    """Each run's cost in the schedule's model (:func:`run_costs`) plus ``switch_cost`` (default SWITCH_COST) for each
+    table entry it enters after its first: what "auto" compares between the cut and the dealt schedule."""
+    costs, firsts = schedule_costs(geo.groups, decode_cost, epilogue_cost)
+    sw = SWITCH_COST if switch_cost is None else switch_cost
+    unit_starts = np.array([g.unit_start for g in geo.groups] + [geo.units])
+    first = np.searchsorted(unit_starts, geo.starts[:-1], side="right") - 1  # the entry of each run's first unit
+    last = np.searchsorted(unit_starts, np.asarray(geo.starts[1:]) - 1, side="right") - 1
+    return run_costs(costs, firsts, geo.starts, split_cost) + sw * (last - first)
+
+
+def _dealt_geometry(cut: GroupedClusterGeometry, unit_costs: np.ndarray, runs: int) -> GroupedClusterGeometry:
+    """The dealt schedule of ``cut``'s groups (see :func:`cluster_geometry`): a class per m tile of each group, in
+    launch order, its tiles dealt by :func:`deal_tiles` on their model cost; run q takes, class by class, the next
+    consecutive n tiles of that m tile as one table entry.  Runs that get no tile are dropped."""
+    classes, tile_cost = [], []  # (launch position, m tile)
+    for j, g in enumerate(cut.groups):
+        for mt in range(g.m_tiles):
+            u0 = g.unit_start + mt * g.n_tiles * g.k_stages
+            classes.append((j, mt))
+            tile_cost.append(float(unit_costs[u0:u0 + g.k_stages].sum()))
+    take = deal_tiles(tile_cost, [cut.groups[j].n_tiles for j, _ in classes], runs, switch_cost=SWITCH_COST)
+    next_nt = [0] * len(classes)
+    entries, starts, unit, tile = [], [0], 0, 0
+    for q in range(take.shape[0]):
+        for c, (j, mt) in enumerate(classes):
+            cnt = int(take[q, c])
+            if not cnt:
+                continue
+            g = cut.groups[j]
+            row0, col0 = TILE_M * mt, TILE_N * cut.cluster * next_nt[c]
+            entries.append(ClusterGroup(g.m - row0, g.n - col0, g.k, 1, cnt, g.k_stages, unit, tile,
+                                        cut.order[j], row0, col0))
+            next_nt[c] += cnt
+            unit += cnt * g.k_stages
+            tile += cnt
+        if unit > starts[-1]:
+            starts.append(unit)
+    return GroupedClusterGeometry(tuple(entries), cut.cluster, unit, tile, tuple(starts), cut.num_stages, cut.a_bufs,
+                                  tuple(e.source for e in entries), "dealt")
 
 
 def build_table(geo: GroupedClusterGeometry, c_ptrs, c_rows, alphas, c_maps=None) -> np.ndarray:
-    """The device problem table, (G + 1) entries of 64 bytes (layout in the PTX header), entry j for the group
-    launched j-th (``geo.order[j]``).  ``c_ptrs``, ``c_rows``, ``alphas`` and ``c_maps`` are in the caller's group
-    order; alphas as passed to the kernel (already times 2^28); ``c_maps[i]`` true where group i's c has a TMA map
-    (u32[7]: the epilogue stores it by TMA; default: none has)."""
-    G = len(geo.groups)
+    """The device problem table, (E + 1) entries of 64 bytes (layout in the PTX header) for the geometry's E entries,
+    entry j for ``geo.groups[j]``, part or all of the caller's group ``geo.order[j]``.  ``c_ptrs``, ``c_rows``,
+    ``alphas`` and ``c_maps`` are per caller's group; alphas as passed to the kernel (already times 2^28); ``c_maps[i]``
+    true where group i's c has a TMA map (u32[7]: the epilogue stores it by TMA; default: none has).  An entry's c
+    pointer is its group's c moved to the entry's first row and column."""
+    G = len(set(geo.order))
     for name, v in (("c_ptrs", c_ptrs), ("c_rows", c_rows), ("alphas", alphas)) + ((("c_maps", c_maps),)
                                                                                      if c_maps is not None else ()):
         if len(v) != G:
             raise ValueError(f"{name} has {len(v)} entries for {G} groups")
     words = [(g.unit_start, g.tile_start, g.k_stages, g.n_tiles, g.m, g.n) for g in geo.groups]
-    t = pack_table(words, geo.units, [c_ptrs[i] for i in geo.order], [c_rows[i] for i in geo.order],
-                   [alphas[i] for i in geo.order])
+    c_at = [c_ptrs[g.source] + 2 * (g.row0 * c_rows[g.source] + g.col0) for g in geo.groups]
+    t = pack_table(words, geo.units, c_at, [c_rows[i] for i in geo.order], [alphas[i] for i in geo.order])
     if c_maps is not None:
-        t[:G, 7] = [1 if c_maps[i] else 0 for i in geo.order]
+        t[:len(geo.groups), 7] = [1 if c_maps[i] else 0 for i in geo.order]
     return t
 
 
@@ -431,14 +605,15 @@ class GroupedGemmClusterPlan(GroupedOperands):
     def __init__(self, shapes, layouts=None, *, device=None, cluster: int = DEFAULT_CLUSTER,
                  stages: int | None = None, a_bufs: int | None = None, decode_cost: float = DECODE_COST,
                  epilogue_cost: float = EPILOGUE_COST, split_cost: float = SPLIT_COST, clusters: int | None = None,
-                 head_check: bool = True, head_wait: int = DEFAULT_HEAD_WAIT, wide_decode: bool | None = None):
+                 head_check: bool = True, head_wait: int = DEFAULT_HEAD_WAIT, wide_decode: bool | None = None,
+                 schedule: str = "auto"):
         if wide_decode is not None and not isinstance(wide_decode, (bool, np.bool_)):
             raise ValueError(f"wide_decode must be True, False or None, got {wide_decode!r}")
         probe = None
 
         def check(s):
             nonlocal probe
-            probe = cluster_geometry(s, 1, cluster=cluster, stages=stages, a_bufs=a_bufs)
+            probe = cluster_geometry(s, 1, cluster=cluster, stages=stages, a_bufs=a_bufs, schedule=schedule)
 
         props = self._setup_groups(shapes, layouts, device, geometry_check=check)
         dev, shapes = self.device, self.shapes
@@ -455,7 +630,7 @@ class GroupedGemmClusterPlan(GroupedOperands):
         runs = self.max_clusters if clusters is None else positive_int("clusters", clusters)
         self.geometry = g = cluster_geometry(shapes, runs, cluster=cluster, stages=stages, a_bufs=a_bufs,
                                              decode_cost=decode_cost, epilogue_cost=epilogue_cost,
-                                             split_cost=split_cost)
+                                             split_cost=split_cost, schedule=schedule)
         self.shared_mem = g.shared_mem
 
         from ..memory import DeviceAllocation
@@ -466,16 +641,17 @@ class GroupedGemmClusterPlan(GroupedOperands):
         # no L2 warm-up list: it slowed case 2 (session 37), and the wide decode reads none
         self._setup_decoded_a(g.workspace_bytes, g.counters, wide_decode=bool(wide_decode),
                               a16_rows_multiple=self.a16_box_rows if A16_MAP_ROUNDED else 1)
-        self._table = DeviceAllocation((G + 1) * TABLE_ENTRY_BYTES, dev)
-        self._tmap_buf = DeviceAllocation(G * TMAPS_PER_GROUP_BYTES, dev)
-        starts = np.array(g.starts, dtype=np.uint32)
+        E = len(g.groups)  # table entries: the groups, or the dealt schedule's runs of tiles
+        self._table = DeviceAllocation((E + 1) * TABLE_ENTRY_BYTES, dev)
+        self._tmap_buf = DeviceAllocation(E * TMAPS_PER_GROUP_BYTES, dev)
+        starts = g.starts_words()
         tile_ctas = g.tile_ctas_table()
         self._starts = DeviceAllocation(starts.nbytes, dev)
         self._tile_ctas = DeviceAllocation(tile_ctas.nbytes, dev)
         driver.call("cuMemcpyHtoD", self._starts.ptr, starts.ctypes.data, starts.nbytes)
         driver.call("cuMemcpyHtoD", self._tile_ctas.ptr, tile_ctas.ctypes.data, tile_ctas.nbytes)
         # the A16 maps (_setup_decoded_a) are written into the map buffer's image on every upload
-        self._host_maps = np.zeros(G * TMAPS_PER_GROUP_BYTES, dtype=np.uint8)
+        self._host_maps = np.zeros(E * TMAPS_PER_GROUP_BYTES, dtype=np.uint8)
         self._launch = None
 
     def map_spec(self, i: int, which: str, padded: bool = False):
@@ -492,6 +668,33 @@ class GroupedGemmClusterPlan(GroupedOperands):
         if which == "c":
             return (m, n), (2 * lay.c_row,), C_BOX, C_SWIZZLE
         raise ValueError(f"which must be 'a16', 'b', 'sfb' or 'c', got {which!r}")
+
+    def _entry_map(self, e: ClusterGroup, which: str, base: int, padded: bool = False, dtype: str = "uint8"):
+        """Table entry ``e``'s map of operand ``which`` (``base``: the caller's group's buffer, or its padded scales):
+        the group's own map where the entry starts at the group's origin, else one that starts at the entry's first
+        row and column and keeps the group's edges (cached per group, offset and operand, re-pointed with the
+        buffer)."""
+        row0 = e.row0 if which in ("a16", "c") else 0  # a16 and c are indexed by A rows, b, sfb and c by B rows
+        col0 = e.col0 if which != "a16" else 0
+        if not (row0 or col0):
+            return self._map(e.source, which, base, padded, dtype)
+        from ..tma import TensorMap
+
+        i = e.source
+        shape, strides, box, swizzle = self.map_spec(i, which, padded)
+        if which == "a16":  # (rows, k) fp16
+            shape, off = (shape[0] - row0, shape[1]), row0 * strides[0]
+        elif which == "c":  # (rows, n) fp16, row pitch strides[0] bytes
+            shape, off = (shape[0] - row0, shape[1] - col0), row0 * strides[0] + 2 * col0
+        else:  # b, sfb: (n, bytes)
+            shape, off = (shape[0] - col0, shape[1]), col0 * strides[0]
+        key = (which, padded, row0, col0)
+        tm = self._maps[i].get(key)
+        if tm is None:
+            tm = self._maps[i][key] = TensorMap(base + off, dtype, shape, box, strides=strides, swizzle=swizzle)
+        elif tm.base != base + off:
+            tm.repoint(base + off)
+        return tm
 
     @property
     def geometry_cluster(self) -> int:
@@ -511,10 +714,13 @@ class GroupedGemmClusterPlan(GroupedOperands):
         alphas, ptrs, handle, key, padded_any = self._decoded_a_call(groups, alphas, stream)
         if key != self._uploaded_key or padded_any:  # padded scales are copied again every call
             c_maps = [c_tma_ok(p[4], lay.c_row) for p, lay in zip(ptrs, self.layouts)]
-            for i, p in enumerate(ptrs):
-                maps = [self._a16_maps[i], self._map(i, "b", p[1], False), self._scale_map(i, "sfb", p[3], handle)]
-                c_map = self._map(i, "c", p[4], False, dtype="float16").bytes if c_maps[i] else bytes(128)
-                off = self.geometry.slot(i) * TMAPS_PER_GROUP_BYTES
+            sfb = [self._scale_source(i, "sfb", p[3], handle) for i, p in enumerate(ptrs)]  # (base, padded)
+            for j, e in enumerate(self.geometry.groups):
+                i, p = e.source, ptrs[e.source]
+                maps = [self._entry_map(e, "a16", self._a16.ptr + self._decode.offsets[i], dtype="float16"),
+                        self._entry_map(e, "b", p[1]), self._entry_map(e, "sfb", *sfb[i])]
+                c_map = self._entry_map(e, "c", p[4], dtype="float16").bytes if c_maps[i] else bytes(128)
+                off = j * TMAPS_PER_GROUP_BYTES
                 self._host_maps[off:off + TMAPS_PER_GROUP_BYTES] = np.frombuffer(
                     b"".join(tm.bytes for tm in maps) + c_map, dtype=np.uint8)
             if key != self._uploaded_key:
@@ -527,6 +733,7 @@ class GroupedGemmClusterPlan(GroupedOperands):
         self._launch_gemm(stream, lambda: self.kernel.prepare(
             Pointer(self._tmap_buf.ptr), Pointer(self._table.ptr), Pointer(self._starts.ptr),
             Pointer(self._tile_ctas.ptr), Pointer(self._ws.ptr), Pointer(self._counters.ptr), g.num_stages,
+            int(g.schedule == "dealt"),
             grid=g.grid, block=_THREADS, cluster=(g.cluster, 1, 1), shared_mem=self.shared_mem, stream=stream,
             programmatic=True))
         if not padded_any:  # no per-call scale copy: a repeat of this call only needs the two launches
