@@ -402,7 +402,7 @@ def header(step: int = TOKEN_STEP, early_ctas: bool = True) -> str:
 //   dynamic shared memory = 2048 + {A16_BUF}*A_BUFS + {STAGE_BYTES}*S + {X_BYTES} bytes (A_BUFS 3 or 4, S = num_stages
 //   2..5 within the opt-in limit), carved up as in the dual: barrier block, a16 buffers, ring, region X.
 //   parameters: p_tmaps ({TMAPS_PER_GROUP} * E bytes, 64-byte aligned); p_table ((E + 1) * {TABLE_ENTRY} bytes); p_starts
-//   (2Q + 2 u32: starts[0..Q], each run's first entry, the last entry); p_tile_ctas (u32 pair c_lo, c_hi per
+//   (2Q + 1 u32: starts[0..Q], then each run's first entry); p_tile_ctas (u32 pair c_lo, c_hi per
 //   cluster tile); p_ws (fp32, 2 * grid * {SLOT_V4 * 16} bytes); p_counters (u32, CLUSTER per cluster tile, zero
 //   before the first launch, left zero); num_stages; first_hint (1: start the entry search at p_starts[Q + 1 + q]).
 //
@@ -985,33 +985,7 @@ A_RING_ADVANCE_HALF_RING = """\
 // {{endif}}"""
 
 
-#: the B producer's warm-up of the descriptor cache: every map of every table entry its run touches, before its first
-#: load (the dealt schedule switches entries two or three times per run)
-PREFETCH_RUN_MAPS = """\
-    // ---- every a16, b and sfb map of the table entries this run touches (%grp0 .. the next run's first entry:
-    //      starts[Q + 2 + q]; the last run's is the last entry), prefetched into the descriptor cache
-    mov.u32 %tmp, %nclusterid.x;
-    add.u32 %tmp, %tmp, %cta;
-    ld.param.u64 %pw, [p_starts];
-    mul.wide.u32 %off64, %tmp, 4;
-    add.u64 %pw, %pw, %off64;
-    ld.global.nc.u32 %tmp2, [%pw+8];
-    mov.u32 %tmp, %grp0;
-B_PREFETCH:
-    mul.wide.u32 %off64, %tmp, {TMAPS_PER_GROUP};
-    add.u64 %pw, %ptm, %off64;
-    prefetch.tensormap [%pw];
-    add.u64 %pw, %pw, 128;
-    prefetch.tensormap [%pw];
-    add.u64 %pw, %pw, 128;
-    prefetch.tensormap [%pw];
-    add.u32 %tmp, %tmp, 1;
-    setp.le.u32 %p_more, %tmp, %tmp2;
-    @%p_more bra B_PREFETCH;
-"""
-
-
-def producers(step: int = TOKEN_STEP, prefetch_maps: bool = False) -> str:
+def producers(step: int = TOKEN_STEP) -> str:
     return f"""
     // ================================================================== producers (warpgroup 0)
 PRODUCERS:
@@ -1032,7 +1006,6 @@ B_PRODUCER:
     mov.u32 %slot, 0;
     mov.u32 %phase, 0;
     mov.u32 %tend, 0;                         // no tile yet
-{PREFETCH_RUN_MAPS.format(TMAPS_PER_GROUP=TMAPS_PER_GROUP) if prefetch_maps else ""}\
 B_LOOP:
     setp.ge.u32 %p_more, %u, %u_end;
     @%p_more bra EXIT;
@@ -1160,17 +1133,15 @@ def half_ring_seg_done(post: str) -> str:
     return post[:i] + double_releases(post[i:j], pred) + post[j:]
 
 
-def generate(gemm_text: str | None = None, step: int = TOKEN_STEP, early_ctas: bool = True,
-             prefetch_maps: bool = False) -> str:
+def generate(gemm_text: str | None = None, step: int = TOKEN_STEP, early_ctas: bool = True) -> str:
     """The kernel's text: unit loops for N = TOKEN_MIN, TOKEN_MIN + step, ..., TILE_M; ``early_ctas``: the tile's
-    contributors loaded at the segment's start (EARLY_CTAS) rather than in its epilogue; ``prefetch_maps``: the B
-    producer prefetches the maps of every table entry of its run first (PREFETCH_RUN_MAPS)."""
+    contributors loaded at the segment's start (EARLY_CTAS) rather than in its epilogue."""
     setup, loop, post = split_main_loop(gemm_text)
     variants = token_variants(step)
     return (header(step, early_ctas) + SIGNATURE + PARAMETERS + half_ring_carve_up(dual.CARVE_UP) + CONSUMER_INTRO
             + half_ring_setup(setup) + seg_loop(variants, early_ctas) + unit_loops(loop, variants)
             + half_ring_seg_done(post) + segment_epilogue(early_ctas) + "\n" + store_tile() + "\n"
-            + producers(step, prefetch_maps))
+            + producers(step))
 
 
 def main(argv):

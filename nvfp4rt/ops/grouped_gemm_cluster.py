@@ -196,9 +196,8 @@ class GroupedClusterGeometry:
         return tuple(int(np.searchsorted(unit_starts, u, side="right")) - 1 for u in self.starts[:-1])
 
     def starts_words(self) -> np.ndarray:
-        """The kernel's p_starts (u32): starts[0..Q], then each run's first table entry, then the last entry (so that
-        run q's entries end at word Q + 2 + q for every run)."""
-        return np.array(self.starts + self.first_entries + (len(self.groups) - 1,), dtype=np.uint32)
+        """The kernel's p_starts (u32): starts[0..Q], then each run's first table entry."""
+        return np.array(self.starts + self.first_entries, dtype=np.uint32)
 
     @property
     def clusters(self) -> int:
