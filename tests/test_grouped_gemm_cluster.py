@@ -814,7 +814,8 @@ def test_dealt_schedule_covers_every_tile_once_in_whole_tiles(shapes, runs):
         seen += [(e.source, e.row0 // GC.TILE_M, e.col0 // (2 * GC.TILE_N) + t) for t in range(e.n_tiles)]
         unit, tile = unit + e.units, tile + e.tiles
     assert (geo.units, geo.tiles) == (unit, tile)
-    want = [(i, mt, nt) for i, (m, n, _) in enumerate(shapes) for mt in range(-(-m // 256)) for nt in range(-(-n // 256))]
+    want = [(i, mt, nt) for i, (m, n, _) in enumerate(shapes)
+            for mt in range(-(-m // 256)) for nt in range(-(-n // 256))]
     assert sorted(seen) == sorted(want)
     assert set(geo.starts) <= {e.unit_start for e in geo.groups} | {geo.units}
     assert geo.starts[0] == 0 and list(geo.starts) == sorted(set(geo.starts))
@@ -825,8 +826,9 @@ def test_dealt_schedule_covers_every_tile_once_in_whole_tiles(shapes, runs):
 
 def test_auto_deals_case_2_and_cuts_case_1():
     """In the model, case 2's cut holds three tiles of the 196-row group per run while other runs hold lighter ones;
-    dealt, its costliest run (entry switches charged) is within 4% of the mean.  Case 1 (28 units per tile, two tiles per run) keeps the cut,
-    and so does any problem with a group of more than 32 stages (a whole tile would exceed one fp32 chain)."""
+    dealt, its costliest run (entry switches charged) is within 4% of the mean.  Case 1 (28 units per tile, two tiles
+    per run) keeps the cut, and so does any problem with a group of more than 32 stages (a whole tile would exceed one
+    fp32 chain) or with more than DEAL_MAX_CLASSES m tiles (unless the dealt schedule is asked for)."""
     geo = GC.cluster_geometry(COMPETITION[1], 66)
     assert geo.schedule == "dealt"
     run = GC.geometry_costs(geo)

@@ -266,7 +266,8 @@ def header(step: int = TOKEN_STEP, early_ctas: bool = True) -> str:
 //   kernel sees only more entries, the runs laid out one after the other.  An entry switch costs its first-use
 //   tensormap fences (about 1 us per run on case 2: a fence-free probe ran the dealt schedule 1.1-1.4 us faster,
 //   session 45 logs 14 and 16; fencing every map up front or at CTA scope was no faster), so the deal charges each
-//   entry a run enters (SWITCH_COST = 1.0).  Case 2 on the H100 (log 18): 62.90-63.10 us against 64.06-64.38 on the cut.
+//   entry a run enters (SWITCH_COST = 1.0).  Case 2 on the H100 (log 18): 62.90-63.10 us against 64.06-64.38 on the
+//   cut.
 //   THE ENTRY HINT (parameter first_hint, set with the dealt schedule): each role's entry search starts at the run's
 //   first entry, word Q + 1 + q of p_starts, instead of entry 0 (with ~150 entries, a search from 0 would be a long
 //   chain of dependent loads).  Without the hint no load stands in front of the first search (the cut: a few groups).
@@ -285,7 +286,8 @@ def header(step: int = TOKEN_STEP, early_ctas: bool = True) -> str:
 //   (u only grows), from entry 0 or, with first_hint, from the run's first entry.
 //
 // THE TENSOR MAPS (device memory, p_tmaps, {TMAPS_PER_GROUP} bytes per group: a16 +0, b +128, sfb +256, c +{C_MAP_OFF})
-//   Encoded by cuTensorMapEncodeTiled on the host once per group and buffer, copied before the launch.
+//   Encoded by cuTensorMapEncodeTiled on the host once per group (a dealt entry: its group's map moved to its first
+//   row or column) and buffer, copied before the launch.
 //   a16: fp16 2-D (k, m) box (64, {HALF_M}/CLUSTER), 128B swizzle; b: uint8 (k/2, n) box (128, {TILE_N}), 128B
 //   swizzle; sfb: uint8 (k/16 or the padded pitch, n) box (16, {TILE_N}); c: fp16 (n, m) box (64, {BOX_ROWS}), 128B
 //   swizzle (only where u32[7] is 1; else the slot is zero).  A producer issues
@@ -401,8 +403,8 @@ def header(step: int = TOKEN_STEP, early_ctas: bool = True) -> str:
 //   stream serialization (PDL) after the decode kernel.
 //   dynamic shared memory = 2048 + {A16_BUF}*A_BUFS + {STAGE_BYTES}*S + {X_BYTES} bytes (A_BUFS 3 or 4, S = num_stages
 //   2..5 within the opt-in limit), carved up as in the dual: barrier block, a16 buffers, ring, region X.
-//   parameters: p_tmaps ({TMAPS_PER_GROUP} * E bytes, 64-byte aligned); p_table ((E + 1) * {TABLE_ENTRY} bytes); p_starts
-//   (2Q + 1 u32: starts[0..Q], then each run's first entry); p_tile_ctas (u32 pair c_lo, c_hi per
+//   parameters: p_tmaps ({TMAPS_PER_GROUP} * E bytes, 64-byte aligned); p_table ((E + 1) * {TABLE_ENTRY} bytes);
+//   p_starts (2Q + 1 u32: starts[0..Q], then each run's first entry); p_tile_ctas (u32 pair c_lo, c_hi per
 //   cluster tile); p_ws (fp32, 2 * grid * {SLOT_V4 * 16} bytes); p_counters (u32, CLUSTER per cluster tile, zero
 //   before the first launch, left zero); num_stages; first_hint (1: start the entry search at p_starts[Q + 1 + q]).
 //

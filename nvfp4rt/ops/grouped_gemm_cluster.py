@@ -10,12 +10,15 @@ Two launches per call, on one stream:
    A rows x 128 B rows, clusters of 2 CTAs along n sharing every A16 load by multicast, the unit loop
    run with m64nNk16 for the smallest N (32, 48, ..., 128, 136, ..., 256: :func:`tokens`) that covers the
    tile's rows, a stream-K schedule whose per-cluster unit ranges the host cuts by cost (groups most rows
-   first, cuts on tile boundaries unless splitting a tile pays: :func:`cut_runs`), and an epilogue that stores
-   each warpgroup's fp16 box by TMA where c's base and row pitch allow a tensor map (:func:`c_tma_ok`).
+   first, cuts on tile boundaries unless splitting a tile pays: :func:`cut_runs`) or, where the model says it is
+   cheaper, whole tiles dealt to the clusters (:func:`deal_tiles`, each cluster's tiles of one m tile of a group an
+   offset table entry; ``schedule``), and an epilogue that stores each warpgroup's fp16 box by TMA where c's base
+   and row pitch allow a tensor map (:func:`c_tma_ok`).
 
 :class:`GroupedGemmClusterPlan` has the call signature of
 :class:`nvfp4rt.ops.grouped_gemm.GroupedGemmPlan`.  Pure helpers (no GPU): :func:`cluster_geometry`
-(the schedule), :func:`launch_order`, :func:`cut_runs`, :func:`build_table`, :func:`unit_cost`, :func:`c_tma_ok`.
+(the schedule), :func:`launch_order`, :func:`cut_runs`, :func:`deal_tiles`, :func:`geometry_costs`, :func:`build_table`,
+:func:`unit_cost`, :func:`c_tma_ok`.
 """
 from __future__ import annotations
 
@@ -588,15 +591,15 @@ class GroupedGemmClusterPlan(GroupedOperands):
 
     ``GroupedGemmClusterPlan(shapes, layouts=None, *, device=None, cluster=2, stages=None, a_bufs=None,
     decode_cost=DECODE_COST, epilogue_cost=EPILOGUE_COST, split_cost=SPLIT_COST, clusters=None, head_check=True,
-    head_wait=32768, wide_decode=None)``; ``plan(groups, alphas=None, stream=None)`` with ``groups`` a list of
-    ``(a, b, sfa, sfb, c)`` as for :class:`nvfp4rt.ops.grouped_gemm.GroupedGemmPlan`.  ``clusters`` sets how
-    many unit runs the schedule cuts (default: the clusters the GPU holds at once; more makes more split
-    tiles, fewer makes longer runs: tests use both).  ``wide_decode`` picks A's decode: the wide one
+    head_wait=32768, wide_decode=None, schedule="auto")``; ``plan(groups, alphas=None, stream=None)`` with
+    ``groups`` a list of ``(a, b, sfa, sfb, c)`` as for :class:`nvfp4rt.ops.grouped_gemm.GroupedGemmPlan`.
+    ``clusters`` sets how many unit runs the schedule cuts (default: the clusters the GPU holds at once; more makes
+    more split tiles, fewer makes longer runs: tests use both).  ``wide_decode`` picks A's decode: the wide one
     (``ptx/nvfp4_decode_a16_wide.ptx``, one 1024-thread CTA per SM; groups that share k) or the item decode (True,
-    False, or None: the wide one where the groups share k; :data:`WIDE_DECODE_AUTO`).  An alpha whose
-    2^28 multiple overflows fp32 is rejected (the op layer then runs the first grouped kernel).  The plan
-    owns the A16 buffer, the workspace, the zeroed counters and the tables, so one plan must not run on two
-    streams at once.
+    False, or None: the wide one where the groups share k; :data:`WIDE_DECODE_AUTO`).  ``schedule``: "auto", "cut"
+    or "dealt" (:func:`cluster_geometry`).  An alpha whose 2^28 multiple overflows fp32 is rejected (the op layer
+    then runs the first grouped kernel).  The plan owns the A16 buffer, the workspace, the zeroed counters and the
+    tables, so one plan must not run on two streams at once.
     """
 
     variant = "wgmma_cluster"
