@@ -938,6 +938,10 @@ def test_plan_rejects_bad_layouts_before_the_gpu():
         GC.GroupedGemmClusterPlan([(64, 64, 256)], cluster=3)
     with pytest.raises(ValueError, match="wide_decode must be True, False or None"):
         GC.GroupedGemmClusterPlan([(64, 64, 256)], wide_decode=1)
+    with pytest.raises(ValueError, match="schedule must be one of"):
+        GC.GroupedGemmClusterPlan([(64, 64, 256)], schedule="dealt-ish")
+    with pytest.raises(ValueError, match="schedule='dealt' needs"):
+        GC.GroupedGemmClusterPlan([(64, 64, 8448)], schedule="dealt")
 
 
 # ============================================================== GPU
