@@ -853,6 +853,60 @@ def test_run_costs_charges_split_ends():
     assert GC.run_costs(costs, firsts, [0, 3, 8], 2.5).tolist() == [5.5, 7.5]
 
 
+def test_entry_maps_start_at_the_entrys_first_row_and_column(monkeypatch):
+    """The plan's map of each dealt entry: the group's own map where the entry starts at the group's origin (for that
+    operand's axes), else one whose base moves to the entry's first A row (a16, c) and B row (b, sfb; c's column) and
+    whose shape keeps the group's far edges; one per group, offset and operand, re-pointed when the buffer moves."""
+    import nvfp4rt.tma as tma
+    from nvfp4rt.ops.gemm import GemmLayout
+
+    made = []
+
+    class Recorded:
+        def __init__(self, base, dtype, shape, box, *, strides, swizzle):
+            tma.check_tensor_map(dtype, shape, box, strides=strides, swizzle=swizzle)
+            self.base, self.shape, self.repoints = base, tuple(shape), 0
+            made.append(self)
+
+        def repoint(self, base):
+            self.base, self.repoints = base, self.repoints + 1
+            return self
+
+    monkeypatch.setattr(tma, "TensorMap", Recorded)
+    shapes = [(300, 1000, 512), (40, 520, 320)]
+    plan = object.__new__(GC.GroupedGemmClusterPlan)
+    plan.shapes, plan.layouts = shapes, [GemmLayout.contiguous(m, n, k, 1) for m, n, k in shapes]
+    plan._a16_rows_multiple, plan.constants, plan._maps = 64, {"CLUSTER": 2}, [dict(), dict()]
+    own = []
+    plan._map = lambda i, which, base, padded, dtype="uint8": own.append((i, which)) or ("own", i, which)
+    geo = GC.cluster_geometry(shapes, 5, schedule="dealt")
+    assert any(e.row0 for e in geo.groups) and any(e.col0 for e in geo.groups)
+    base = 1 << 20
+    for e in geo.groups:
+        m, n, k = shapes[e.source]
+        lay = plan.layouts[e.source]
+        for which, dtype in (("a16", "float16"), ("b", "uint8"), ("c", "float16")):
+            tm = plan._entry_map(e, which, base, dtype=dtype)
+            row0 = e.row0 if which != "b" else 0
+            col0 = e.col0 if which != "a16" else 0
+            if not (row0 or col0):
+                assert tm == ("own", e.source, which)
+                continue
+            want = {"a16": (base + row0 * 2 * k, (-(-m // 64) * 64 - row0, k)),
+                    "b": (base + col0 * lay.b_row, (n - col0, k // 2)),
+                    "c": (base + 2 * (row0 * lay.c_row + col0), (m - row0, n - col0))}[which]
+            assert (tm.base, tm.shape) == want, (e, which)
+        tm = plan._entry_map(e, "sfb", base, padded=True)  # the padded copy's pitch: k_stages * 16
+        if e.col0:
+            assert (tm.base, tm.shape) == (base + e.col0 * -(-k // 256) * 16, (n - e.col0, -(-k // 256) * 16))
+    count = len(made)
+    e = next(e for e in geo.groups if e.col0)
+    again = plan._entry_map(e, "b", base)
+    assert len(made) == count and again.repoints == 0  # cached per group, offset and operand
+    moved = plan._entry_map(e, "b", base + 4096)
+    assert moved is again and moved.repoints == 1 and moved.base == base + 4096 + e.col0 * plan.layouts[e.source].b_row
+
+
 def test_dealt_table_moves_each_entrys_c_to_its_first_row_and_column():
     shapes = [(300, 1000, 512), (40, 520, 256)]
     geo = GC.cluster_geometry(shapes, 5, schedule="dealt")
