@@ -351,11 +351,10 @@ def test_tensor_map_buffer_order_matches_the_producers_and_the_epilogue():
     assert "mul.wide.u32 %off64, %grp, 512;\n    add.u64 %tm_c, %ptm, %off64;\n    add.u64 %tm_c, %tm_c, 384;" in epi
     import inspect
 
-    src = inspect.getsource(GC.GroupedGemmClusterPlan.run)
-    maps = src.split(" maps = [self.")[1].split("]\n")[0]
-    assert [w.split('"')[1] for w in ("self." + maps).split("self._entry_map(e, ")[1:]] == ["a16", "b", "sfb"]
-    assert "off = j * TMAPS_PER_GROUP_BYTES" in src  # table entry j's maps at slot j
-    assert 'b"".join(tm.bytes for tm in maps) + c_map' in src
+    src = inspect.getsource(GC.GroupedGemmClusterPlan._write_maps)
+    assert 'enumerate((("a16", "float16"), ("b", "uint8"), ("sfb", "uint8"), ("c", "float16")))' in src
+    assert "off = j * TMAPS_PER_GROUP_BYTES + 128 * k" in src  # table entry j's maps at slot j, operand k at 128 k
+    assert 3 * 128 == GC.C_MAP_OFFSET
 
 
 # ============================================================== the TMA-store epilogue
@@ -905,6 +904,78 @@ def test_entry_maps_start_at_the_entrys_first_row_and_column(monkeypatch):
     assert len(made) == count and again.repoints == 0  # cached per group, offset and operand
     moved = plan._entry_map(e, "b", base + 4096)
     assert moved is again and moved.repoints == 1 and moved.base == base + 4096 + e.col0 * plan.layouts[e.source].b_row
+
+
+def test_map_image_rewrites_only_the_operands_whose_buffer_moved(monkeypatch):
+    """The plan's host image of the map buffer: every entry's four slots written on the first call (c zeros where c
+    has no map); a call that brings only a new c re-points and rewrites only the c slots of that group's entries;
+    a new b only the b slots."""
+    import nvfp4rt.tma as tma
+    from nvfp4rt.ops.gemm import GemmLayout
+
+    class Recorded:
+        def __init__(self, base, dtype, shape, box, *, strides, swizzle):
+            self.base = base
+
+        def repoint(self, base):
+            self.base = base
+            return self
+
+        @property
+        def bytes(self):
+            reads.append(self)
+            return self.base.to_bytes(8, "little") * 16
+
+    reads = []
+    monkeypatch.setattr(tma, "TensorMap", Recorded)
+    shapes = [(300, 1000, 512), (40, 520, 512)]
+    plan = object.__new__(GC.GroupedGemmClusterPlan)
+    plan.shapes, plan.layouts = shapes, [GemmLayout.contiguous(m, n, k, 1) for m, n, k in shapes]
+    plan._a16_rows_multiple, plan.constants, plan._maps = 64, {"CLUSTER": 2}, [dict(), dict()]
+
+    def own_map(i, which, base, padded, dtype="uint8"):
+        return plan._maps[i].setdefault((which, padded), Recorded(base, dtype, None, None, strides=None,
+                                                                  swizzle=None)).repoint(base)
+    plan._map = own_map
+    geo = plan.geometry = GC.cluster_geometry(shapes, 5, schedule="dealt")
+    plan._host_maps = np.zeros(len(geo.groups) * GC.TMAPS_PER_GROUP_BYTES, dtype=np.uint8)
+    plan._entries_of = [[(j, e) for j, e in enumerate(geo.groups) if e.source == i] for i in range(2)]
+    plan._map_sources = [None, None]
+    plan._a16 = type("A16", (), {"ptr": 1 << 40})()
+    plan._decode = type("Decode", (), {"offsets": [0, 1 << 20]})()
+
+    def slot(j, k):
+        off = j * GC.TMAPS_PER_GROUP_BYTES + 128 * k
+        return int.from_bytes(plan._host_maps[off:off + 8].tobytes(), "little")
+
+    ptrs = [(0, 1 << 30, 0, 1 << 31, 1 << 32), (0, 1 << 33, 0, 1 << 34, 1 << 35)]
+    for i in range(2):
+        plan._write_maps(i, ptrs[i], (ptrs[i][3], False), c_map=(i == 0))
+    lay = plan.layouts
+    for j, e in enumerate(geo.groups):
+        i, k, col0 = e.source, shapes[e.source][2], e.col0
+        assert slot(j, 0) == plan._a16.ptr + plan._decode.offsets[i] + e.row0 * 2 * k
+        assert slot(j, 1) == ptrs[i][1] + col0 * lay[i].b_row
+        assert slot(j, 2) == ptrs[i][3] + col0 * lay[i].sfb_row
+        assert slot(j, 3) == (ptrs[i][4] + 2 * (e.row0 * lay[i].c_row + col0) if i == 0 else 0)
+    before = plan._host_maps.copy()
+    moved = (0, 1 << 30, 0, 1 << 31, (1 << 32) + 4096)
+    reads.clear()
+    plan._write_maps(0, moved, (moved[3], False), c_map=True)
+    assert len(reads) == len(plan._entries_of[0])  # only the c maps were re-read
+    plan._write_maps(1, ptrs[1], (ptrs[1][3], False), c_map=False)
+    assert len(reads) == len(plan._entries_of[0])  # group 1 did not move: nothing written
+    changed = {(j, k) for j in range(len(geo.groups)) for k in range(4)
+               if not np.array_equal(before[j * 512 + 128 * k:j * 512 + 128 * k + 128],
+                                     plan._host_maps[j * 512 + 128 * k:j * 512 + 128 * k + 128])}
+    assert changed == {(j, 3) for j, e in enumerate(geo.groups) if e.source == 0}
+    moved_b = (0, (1 << 30) + 8192, 0, 1 << 31, (1 << 32) + 4096)
+    before = plan._host_maps.copy()
+    plan._write_maps(0, moved_b, (moved_b[3], False), c_map=True)
+    changed = {(j, k) for j in range(len(geo.groups)) for k in range(4)
+               if not np.array_equal(before[j * 512 + 128 * k:j * 512 + 128 * k + 128],
+                                     plan._host_maps[j * 512 + 128 * k:j * 512 + 128 * k + 128])}
+    assert changed == {(j, 1) for j, e in enumerate(geo.groups) if e.source == 0}
 
 
 def test_dealt_table_moves_each_entrys_c_to_its_first_row_and_column():

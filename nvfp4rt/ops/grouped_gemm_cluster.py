@@ -23,7 +23,7 @@ Two launches per call, on one stream:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 import numpy as np
 
@@ -197,6 +197,17 @@ class GroupedClusterGeometry:
         """Per run, the table entry of its first unit: the kernel starts its entry search there."""
         unit_starts = [g.unit_start for g in self.groups]
         return tuple(int(np.searchsorted(unit_starts, u, side="right")) - 1 for u in self.starts[:-1])
+
+    @cached_property
+    def entry_arrays(self) -> tuple:
+        """Per table entry, as arrays: the table's six u32 words (unit_start, tile_start, k_stages, n_tiles, m, n),
+        the caller's group, and the first row and column (u64) -- what :func:`build_table` packs on every upload."""
+        words = np.array([(g.unit_start, g.tile_start, g.k_stages, g.n_tiles, g.m, g.n) for g in self.groups],
+                         dtype=np.uint32).reshape(-1, 6)
+        src = np.array(self.order, dtype=np.intp)
+        row0 = np.array([g.row0 for g in self.groups], dtype=np.uint64)
+        col0 = np.array([g.col0 for g in self.groups], dtype=np.uint64)
+        return words, src, row0, col0
 
     def starts_words(self) -> np.ndarray:
         """The kernel's p_starts (u32): starts[0..Q], then each run's first table entry."""
@@ -535,16 +546,17 @@ def build_table(geo: GroupedClusterGeometry, c_ptrs, c_rows, alphas, c_maps=None
     ``alphas`` and ``c_maps`` are per caller's group; alphas as passed to the kernel (already times 2^28); ``c_maps[i]``
     true where group i's c has a TMA map (u32[7]: the epilogue stores it by TMA; default: none has).  An entry's c
     pointer is its group's c moved to the entry's first row and column."""
-    G = len(set(geo.order))
+    words, src, row0, col0 = geo.entry_arrays
+    G = int(src.max()) + 1
     for name, v in (("c_ptrs", c_ptrs), ("c_rows", c_rows), ("alphas", alphas)) + ((("c_maps", c_maps),)
                                                                                      if c_maps is not None else ()):
         if len(v) != G:
             raise ValueError(f"{name} has {len(v)} entries for {G} groups")
-    words = [(g.unit_start, g.tile_start, g.k_stages, g.n_tiles, g.m, g.n) for g in geo.groups]
-    c_at = [c_ptrs[g.source] + 2 * (g.row0 * c_rows[g.source] + g.col0) for g in geo.groups]
-    t = pack_table(words, geo.units, c_at, [c_rows[i] for i in geo.order], [alphas[i] for i in geo.order])
+    rows = np.array(c_rows, dtype=np.uint64)[src]
+    c_at = np.array(c_ptrs, dtype=np.uint64)[src] + np.uint64(2) * (row0 * rows + col0)
+    t = pack_table(words, geo.units, c_at, rows, np.asarray(alphas, dtype=np.float64)[src])
     if c_maps is not None:
-        t[:len(geo.groups), 7] = [1 if c_maps[i] else 0 for i in geo.order]
+        t[:len(src), 7] = np.asarray([bool(x) for x in c_maps], dtype=np.uint32)[src]
     return t
 
 
@@ -654,6 +666,10 @@ class GroupedGemmClusterPlan(GroupedOperands):
         driver.call("cuMemcpyHtoD", self._tile_ctas.ptr, tile_ctas.ctypes.data, tile_ctas.nbytes)
         # the A16 maps (_setup_decoded_a) are written into the map buffer's image on every upload
         self._host_maps = np.zeros(E * TMAPS_PER_GROUP_BYTES, dtype=np.uint8)
+        self._entries_of = [[] for _ in shapes]  # per caller's group: its (table entry, ClusterGroup)
+        for j, e in enumerate(g.groups):
+            self._entries_of[e.source].append((j, e))
+        self._map_sources = [None] * G  # per group: what its maps were last written from (_write_maps)
         self._launch = None
 
     def map_spec(self, i: int, which: str, padded: bool = False):
@@ -671,6 +687,23 @@ class GroupedGemmClusterPlan(GroupedOperands):
             return (m, n), (2 * lay.c_row,), C_BOX, C_SWIZZLE
         raise ValueError(f"which must be 'a16', 'b', 'sfb' or 'c', got {which!r}")
 
+    def _write_maps(self, i: int, ptrs: tuple, sfb: tuple, c_map: bool) -> None:
+        """Write the maps of caller's group ``i`` into the host image of the map buffer, in the slots of each of its
+        table entries (a16 +0, b +128, sfb +256, c +C_MAP_OFFSET or zeros where c has no map), only the operands whose
+        source moved since the last write: a dealt plan has ~150 entries, and a call that brings a new c only
+        re-points the c maps.  ``sfb``: (address TMA reads, padded)."""
+        src = ((self._a16.ptr + self._decode.offsets[i], False), (ptrs[1], False), sfb,
+               (ptrs[4], False) if c_map else None)
+        last = self._map_sources[i]
+        for k, (which, dtype) in enumerate((("a16", "float16"), ("b", "uint8"), ("sfb", "uint8"), ("c", "float16"))):
+            if last is not None and last[k] == src[k]:
+                continue
+            for j, e in self._entries_of[i]:
+                off = j * TMAPS_PER_GROUP_BYTES + 128 * k
+                self._host_maps[off:off + 128] = np.frombuffer(
+                    self._entry_map(e, which, *src[k], dtype=dtype).bytes if src[k] else bytes(128), dtype=np.uint8)
+        self._map_sources[i] = src
+
     def _entry_map(self, e: ClusterGroup, which: str, base: int, padded: bool = False, dtype: str = "uint8"):
         """Table entry ``e``'s map of operand ``which`` (``base``: the caller's group's buffer, or its padded scales):
         the group's own map where the entry starts at the group's origin, else one that starts at the entry's first
@@ -682,19 +715,21 @@ class GroupedGemmClusterPlan(GroupedOperands):
             return self._map(e.source, which, base, padded, dtype)
         from ..tma import TensorMap
 
-        i = e.source
-        shape, strides, box, swizzle = self.map_spec(i, which, padded)
-        if which == "a16":  # (rows, k) fp16
-            shape, off = (shape[0] - row0, shape[1]), row0 * strides[0]
-        elif which == "c":  # (rows, n) fp16, row pitch strides[0] bytes
-            shape, off = (shape[0] - row0, shape[1] - col0), row0 * strides[0] + 2 * col0
-        else:  # b, sfb: (n, bytes)
-            shape, off = (shape[0] - col0, shape[1]), col0 * strides[0]
         key = (which, padded, row0, col0)
-        tm = self._maps[i].get(key)
-        if tm is None:
-            tm = self._maps[i][key] = TensorMap(base + off, dtype, shape, box, strides=strides, swizzle=swizzle)
-        elif tm.base != base + off:
+        hit = self._maps[e.source].get(key)  # (map, its offset from the buffer)
+        if hit is None:
+            shape, strides, box, swizzle = self.map_spec(e.source, which, padded)
+            if which == "a16":  # (rows, k) fp16
+                shape, off = (shape[0] - row0, shape[1]), row0 * strides[0]
+            elif which == "c":  # (rows, n) fp16, row pitch strides[0] bytes
+                shape, off = (shape[0] - row0, shape[1] - col0), row0 * strides[0] + 2 * col0
+            else:  # b, sfb: (n, bytes)
+                shape, off = (shape[0] - col0, shape[1]), col0 * strides[0]
+            tm = TensorMap(base + off, dtype, shape, box, strides=strides, swizzle=swizzle)
+            self._maps[e.source][key] = (tm, off)
+            return tm
+        tm, off = hit
+        if tm.base != base + off:
             tm.repoint(base + off)
         return tm
 
@@ -716,15 +751,8 @@ class GroupedGemmClusterPlan(GroupedOperands):
         alphas, ptrs, handle, key, padded_any = self._decoded_a_call(groups, alphas, stream)
         if key != self._uploaded_key or padded_any:  # padded scales are copied again every call
             c_maps = [c_tma_ok(p[4], lay.c_row) for p, lay in zip(ptrs, self.layouts)]
-            sfb = [self._scale_source(i, "sfb", p[3], handle) for i, p in enumerate(ptrs)]  # (base, padded)
-            for j, e in enumerate(self.geometry.groups):
-                i, p = e.source, ptrs[e.source]
-                maps = [self._entry_map(e, "a16", self._a16.ptr + self._decode.offsets[i], dtype="float16"),
-                        self._entry_map(e, "b", p[1]), self._entry_map(e, "sfb", *sfb[i])]
-                c_map = self._entry_map(e, "c", p[4], dtype="float16").bytes if c_maps[i] else bytes(128)
-                off = j * TMAPS_PER_GROUP_BYTES
-                self._host_maps[off:off + TMAPS_PER_GROUP_BYTES] = np.frombuffer(
-                    b"".join(tm.bytes for tm in maps) + c_map, dtype=np.uint8)
+            for i, p in enumerate(ptrs):
+                self._write_maps(i, p, self._scale_source(i, "sfb", p[3], handle), c_maps[i])
             if key != self._uploaded_key:
                 table = build_table(self.geometry, [p[4] for p in ptrs], [lay.c_row for lay in self.layouts],
                                     [a * _ALPHA_SCALE for a in alphas], c_maps)
