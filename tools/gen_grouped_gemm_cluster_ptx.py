@@ -258,7 +258,8 @@ def header(step: int = TOKEN_STEP, early_ctas: bool = True) -> str:
 //   N = 256 tiles get fewer units than clusters holding N = 64 ones, a cut falls inside a tile only where
 //   that pays, and no run sums more than 8192 k inside one tile.  Per unit and warpgroup: 4 k64
 //   sub-steps x 2 pieces of k32 x 2 wgmma m64nNk16.
-//   THE DEALT SCHEDULE (session 45; the host's schedule="dealt", chosen by "auto" where its model says so).  Runs
+//   THE DEALT SCHEDULE (session 45; the host's schedule="dealt", or "auto" where its model says so; not the default,
+//   which is the cut: a dealt plan re-points a map per entry whenever the caller's buffers move).  Runs
 //   of whole tiles can only mix groups at their edges, so on competition case 2 the clusters holding three tiles of
 //   the 196-row group finished last.  The host deals whole tiles to the runs instead (largest first, then moves and
 //   swaps off the costliest run; nvfp4rt.ops.grouped_gemm_cluster.deal_tiles), and each run's tiles of one m tile of

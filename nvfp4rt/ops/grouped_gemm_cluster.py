@@ -10,9 +10,9 @@ Two launches per call, on one stream:
    A rows x 128 B rows, clusters of 2 CTAs along n sharing every A16 load by multicast, the unit loop
    run with m64nNk16 for the smallest N (32, 48, ..., 128, 136, ..., 256: :func:`tokens`) that covers the
    tile's rows, a stream-K schedule whose per-cluster unit ranges the host cuts by cost (groups most rows
-   first, cuts on tile boundaries unless splitting a tile pays: :func:`cut_runs`) or, where the model says it is
-   cheaper, whole tiles dealt to the clusters (:func:`deal_tiles`, each cluster's tiles of one m tile of a group an
-   offset table entry; ``schedule``), and an epilogue that stores each warpgroup's fp16 box by TMA where c's base
+   first, cuts on tile boundaries unless splitting a tile pays: :func:`cut_runs`) or, when asked (``schedule``),
+   whole tiles dealt to the clusters (:func:`deal_tiles`, each cluster's tiles of one m tile of a group an offset
+   table entry), and an epilogue that stores each warpgroup's fp16 box by TMA where c's base
    and row pitch allow a tensor map (:func:`c_tma_ok`).
 
 :class:`GroupedGemmClusterPlan` has the call signature of
@@ -39,7 +39,8 @@ __all__ = ["GroupedGemmClusterPlan", "GroupedClusterGeometry", "ClusterGroup", "
            "c_tma_ok", "unit_cost", "supports", "cluster_units", "shared_bytes", "kernel_constants", "TILE_M", "TILE_N",
            "TOKEN_MIN", "TOKEN_STEP", "FINE_FROM", "FINE_STEP", "CLUSTER_SIZES", "A_BUFS_CHOICES", "DECODE_COST",
            "EPILOGUE_COST", "SPLIT_COST", "schedule_costs", "cut_runs", "launch_order", "WIDE_DECODE_AUTO", "SCHEDULES",
-           "DEAL_MARGIN", "DEAL_MAX_CLASSES", "SWITCH_COST", "deal_tiles", "run_costs", "geometry_costs"]
+           "DEAL_MARGIN", "DEAL_MAX_CLASSES", "DEFAULT_SCHEDULE", "SWITCH_COST", "deal_tiles", "run_costs",
+           "geometry_costs"]
 
 _KERNEL_FILE = "grouped_gemm_nvfp4_wgmma_cluster.ptx"
 _ENTRY = "nvfp4_grouped_gemm_wgmma_cluster"
@@ -91,6 +92,13 @@ SPLIT_COST = 2.5
 #: dealt schedule's costliest run must be for "auto" to take it
 SCHEDULES = ("auto", "cut", "dealt")
 DEAL_MARGIN = 0.02
+#: the schedule plans take unless told: the cut.  The dealt schedule runs competition case 2 about 1 us faster on the
+#: GPU (session 45), but each of its ~150 table entries has its own maps, so a call whose buffers moved re-points
+#: and rewrites a map per entry and operand: 0.4 ms of host work for a new c, 1 ms for new b, sfb and c, against
+#: 36 / 57 us on the cut (Python alone, docs/grouped_gemm.md, "Session 45").  "auto" and "dealt" are for callers that
+#: keep their buffers from call to call (the plan's repeat path); the kernel taking each group's maps and offsetting
+#: its coordinates by the entry's first row and column would remove the difference (not built).
+DEFAULT_SCHEDULE = "cut"
 #: "auto" considers the dealt schedule only for at most this many classes (m tiles over all groups): the deal's
 #: polish costs time per class on the host, and problems of many small groups mix groups in every run anyway
 DEAL_MAX_CLASSES = 64
@@ -430,7 +438,7 @@ def schedule_costs(groups, decode_cost: float = DECODE_COST, epilogue_cost: floa
 def cluster_geometry(shapes, max_clusters: int, *, cluster: int = DEFAULT_CLUSTER, stages: int | None = None,
                      a_bufs: int | None = None, decode_cost: float = DECODE_COST,
                      epilogue_cost: float = EPILOGUE_COST, split_cost: float = SPLIT_COST,
-                     schedule: str = "auto") -> GroupedClusterGeometry:
+                     schedule: str = DEFAULT_SCHEDULE) -> GroupedClusterGeometry:
     """The schedule (pure): ``shapes`` a list of (m, n, k) in the caller's order; ``max_clusters`` clusters the GPU
     runs at once.  ``schedule``:
 
@@ -441,7 +449,9 @@ def cluster_geometry(shapes, max_clusters: int, *, cluster: int = DEFAULT_CLUSTE
       MAX_CHAIN_UNITS stages;
     - "auto": the dealt schedule where it is allowed, there are at most DEAL_MAX_CLASSES m tiles over all groups, and
       its costliest run (:func:`geometry_costs`, entry switches included) is cheaper in the model than the cut's by
-      more than DEAL_MARGIN; else the cut."""
+      more than DEAL_MARGIN; else the cut.
+
+    The default is DEFAULT_SCHEDULE (the cut: see there why)."""
     shapes = list(shapes)
     if not shapes:
         raise ValueError("need at least one group")
@@ -603,15 +613,15 @@ class GroupedGemmClusterPlan(GroupedOperands):
 
     ``GroupedGemmClusterPlan(shapes, layouts=None, *, device=None, cluster=2, stages=None, a_bufs=None,
     decode_cost=DECODE_COST, epilogue_cost=EPILOGUE_COST, split_cost=SPLIT_COST, clusters=None, head_check=True,
-    head_wait=32768, wide_decode=None, schedule="auto")``; ``plan(groups, alphas=None, stream=None)`` with
+    head_wait=32768, wide_decode=None, schedule="cut")``; ``plan(groups, alphas=None, stream=None)`` with
     ``groups`` a list of ``(a, b, sfa, sfb, c)`` as for :class:`nvfp4rt.ops.grouped_gemm.GroupedGemmPlan`.
     ``clusters`` sets how many unit runs the schedule cuts (default: the clusters the GPU holds at once; more makes
     more split tiles, fewer makes longer runs: tests use both).  ``wide_decode`` picks A's decode: the wide one
     (``ptx/nvfp4_decode_a16_wide.ptx``, one 1024-thread CTA per SM; groups that share k) or the item decode (True,
-    False, or None: the wide one where the groups share k; :data:`WIDE_DECODE_AUTO`).  ``schedule``: "auto", "cut"
-    or "dealt" (:func:`cluster_geometry`).  An alpha whose 2^28 multiple overflows fp32 is rejected (the op layer
-    then runs the first grouped kernel).  The plan owns the A16 buffer, the workspace, the zeroed counters and the
-    tables, so one plan must not run on two streams at once.
+    False, or None: the wide one where the groups share k; :data:`WIDE_DECODE_AUTO`).  ``schedule``: "cut", "auto"
+    or "dealt" (:func:`cluster_geometry`, :data:`DEFAULT_SCHEDULE`).  An alpha whose 2^28 multiple overflows fp32
+    is rejected (the op layer then runs the first grouped kernel).  The plan owns the A16 buffer, the workspace, the
+    zeroed counters and the tables, so one plan must not run on two streams at once.
     """
 
     variant = "wgmma_cluster"
@@ -620,7 +630,7 @@ class GroupedGemmClusterPlan(GroupedOperands):
                  stages: int | None = None, a_bufs: int | None = None, decode_cost: float = DECODE_COST,
                  epilogue_cost: float = EPILOGUE_COST, split_cost: float = SPLIT_COST, clusters: int | None = None,
                  head_check: bool = True, head_wait: int = DEFAULT_HEAD_WAIT, wide_decode: bool | None = None,
-                 schedule: str = "auto"):
+                 schedule: str = DEFAULT_SCHEDULE):
         if wide_decode is not None and not isinstance(wide_decode, (bool, np.bool_)):
             raise ValueError(f"wide_decode must be True, False or None, got {wide_decode!r}")
         probe = None
