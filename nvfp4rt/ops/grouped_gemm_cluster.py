@@ -513,10 +513,9 @@ def geometry_costs(geo: GroupedClusterGeometry, decode_cost: float = DECODE_COST
     table entry it enters after its first: what "auto" compares between the cut and the dealt schedule."""
     costs, firsts = schedule_costs(geo.groups, decode_cost, epilogue_cost)
     sw = SWITCH_COST if switch_cost is None else switch_cost
-    unit_starts = np.array([g.unit_start for g in geo.groups] + [geo.units])
-    first = np.searchsorted(unit_starts, geo.starts[:-1], side="right") - 1  # the entry of each run's first unit
-    last = np.searchsorted(unit_starts, np.asarray(geo.starts[1:]) - 1, side="right") - 1
-    return run_costs(costs, firsts, geo.starts, split_cost) + sw * (last - first)
+    unit_starts = [g.unit_start for g in geo.groups]
+    last = np.searchsorted(unit_starts, np.asarray(geo.starts[1:]) - 1, side="right") - 1  # entry of each last unit
+    return run_costs(costs, firsts, geo.starts, split_cost) + sw * (last - np.array(geo.first_entries))
 
 
 def _dealt_geometry(cut: GroupedClusterGeometry, unit_costs: np.ndarray, runs: int) -> GroupedClusterGeometry:
