@@ -2,9 +2,9 @@
 
 Tests read a few lines of a kernel's text (a launch index, a ring's stage and parity) and run them here against
 Python's arithmetic. Supported: ``mov``, ``add``, ``sub``, ``mul.lo``, ``mad.lo``, ``shl``, ``shr``, ``and``, ``or``,
-``xor``, ``rem``, ``div`` on .u32/.b32, ``selp.b32``, ``setp.eq.u32``, ``mov.b64 {lo, hi}, x`` (a 64-bit value's
+``xor``, ``rem``, ``div``, ``min``, ``max`` on .u32/.b32, ``selp.b32``, ``setp.{eq,ne,lt,le,gt,ge}.u32``, ``mov.b64 {lo, hi}, x`` (a 64-bit value's
 halves), each with an optional ``@p`` / ``@!p`` guard. Results wrap to 32 bits as in PTX and every one is checked to
-fit; any other instruction fails. :func:`replay_stmatrix_trans` follows a warp's fp16 staging through ``stmatrix`` into memory.
+fit; operands may be constant expressions such as ``128/2 - 1``; any other instruction fails. :func:`replay_stmatrix_trans` follows a warp's fp16 staging through ``stmatrix`` into memory.
 """
 from __future__ import annotations
 
@@ -15,7 +15,9 @@ M32 = 0xFFFFFFFF
 _OPS = {"mov": lambda a: a, "add": lambda a, b: (a + b) & M32, "sub": lambda a, b: (a - b) & M32,
         "shl": lambda a, b: (a << b) & M32,
         "shr": lambda a, b: a >> b, "and": lambda a, b: a & b, "or": lambda a, b: a | b, "xor": lambda a, b: a ^ b,
-        "rem": lambda a, b: a % b, "div": lambda a, b: a // b}
+        "rem": lambda a, b: a % b, "div": lambda a, b: a // b, "min": min, "max": max}
+_CMP = {"eq": lambda a, b: a == b, "ne": lambda a, b: a != b, "lt": lambda a, b: a < b, "le": lambda a, b: a <= b,
+        "gt": lambda a, b: a > b, "ge": lambda a, b: a >= b}
 
 
 def code_lines(text: str) -> list[str]:
@@ -25,7 +27,13 @@ def code_lines(text: str) -> list[str]:
 
 def run(lines: list[str], regs: dict) -> dict:
     """Run ``lines`` (see :func:`code_lines`) on ``regs`` (register name -> int or bool); returns ``regs``."""
-    val = lambda x: regs[x] if x.startswith("%") else int(x, 0)
+    def val(x):
+        if x.startswith("%"):
+            return regs[x]
+        if re.fullmatch(r"[0-9 ()*/+-]+", x) and not re.fullmatch(r"-?\d+", x.strip()):
+            return int(eval(x.replace("/", "//"), {"__builtins__": {}}))  # a PTX constant expression (128/2 - 1)
+        return int(x, 0)
+
     for ln in lines:
         if ln.startswith("@"):
             guard, ln = ln.split(None, 1)
@@ -38,8 +46,9 @@ def run(lines: list[str], regs: dict) -> dict:
             continue
         dst, *src = [x.strip() for x in rest.split(",")]
         name, kind = op.split(".")[0], op.split(".")[-1]
-        if op == "setp.eq.u32":
-            regs[dst] = val(src[0]) == val(src[1])
+        if op.startswith("setp.") and op.endswith(".u32") and op.split(".")[1] in _CMP:
+            regs[dst] = _CMP[op.split(".")[1]](val(src[0]), val(src[1]))
+            continue
         elif op == "mul.lo.u32":
             regs[dst] = (val(src[0]) * val(src[1])) & M32
         elif op == "mad.lo.u32":

@@ -37,7 +37,9 @@ PURE = {
         lambda m, n, k, l: GWC._ksplit_problem(m, 2 * n, k, l, SMS, streamk_cluster=DT.STREAMK_CLUSTER),
     "grouped_gemm.GroupedGemmPlan": lambda shapes: GG.grouped_geometry(shapes, SMS),
     "grouped_gemm_cluster.GroupedGemmClusterPlan":
-        lambda shapes, clusters=None, **kw: GC.cluster_geometry(shapes, clusters or SMS // 2, **kw),
+        lambda shapes, clusters=None, param_maps=None, **kw: (
+            GC.kernel_constants(param_maps=GC.param_map_slots(len(shapes)) if param_maps is not False else 0),
+            GC.cluster_geometry(shapes, clusters or SMS // 2, **kw)),
     "grouped_gemm_mtiles.GroupedGemmMTilePlan": lambda shapes: GM.mtiles(shapes),
 }
 CASES = SAN.GEMM_CASES + SAN.DUAL_CASES + SAN.GROUPED_CASES

@@ -206,7 +206,7 @@ def unit_loop_variant(loop: str, n: int, drain: bool = True) -> str:
 def header(step: int = TOKEN_STEP, early_ctas: bool = True) -> str:
     variants = token_variants(step)
     return f"""\
-// nvfp4rt: targets=sm_90a constants=CLUSTER=2,A_BUFS=4,A_UNIT=1,HEAD_CHECK=1,HEAD_WAIT=32768
+// nvfp4rt: targets=sm_90a constants=CLUSTER=2,A_BUFS=4,A_UNIT=1,HEAD_CHECK=1,HEAD_WAIT=32768,PARAM_MAPS=0,PARAM_MAP_BYTES=0
 //
 // {ENTRY} - grouped NVFP4 GEMM on Hopper, every group in ONE launch, A decoded once per
 // call and shared across a thread-block cluster by TMA multicast:
@@ -258,17 +258,16 @@ def header(step: int = TOKEN_STEP, early_ctas: bool = True) -> str:
 //   N = 256 tiles get fewer units than clusters holding N = 64 ones, a cut falls inside a tile only where
 //   that pays, and no run sums more than 8192 k inside one tile.  Per unit and warpgroup: 4 k64
 //   sub-steps x 2 pieces of k32 x 2 wgmma m64nNk16.
-//   THE DEALT SCHEDULE (session 45; the host's schedule="dealt", or "auto" where its model says so; not the default,
-//   which is the cut: a dealt plan re-points a map per entry whenever the caller's buffers move).  Runs
+//   THE DEALT SCHEDULE (session 45; the host's schedule="dealt", or "auto", the default, where its model says so).  Runs
 //   of whole tiles can only mix groups at their edges, so on competition case 2 the clusters holding three tiles of
 //   the 196-row group finished last.  The host deals whole tiles to the runs instead (largest first, then moves and
 //   swaps off the costliest run; nvfp4rt.ops.grouped_gemm_cluster.deal_tiles), and each run's tiles of one m tile of
-//   a group become one table entry whose maps, c pointer, m and n start at the entry's first row and column: the
-//   kernel sees only more entries, the runs laid out one after the other.  An entry switch costs its first-use
-//   tensormap fences (about 1 us per run on case 2: a fence-free probe ran the dealt schedule 1.1-1.4 us faster,
-//   session 45 logs 14 and 16; fencing every map up front or at CTA scope was no faster), so the deal charges each
-//   entry a run enters (SWITCH_COST = 1.0).  Case 2 on the H100 (log 18): 62.90-63.10 us against 64.06-64.38 on the
-//   cut.
+//   a group become one table entry whose c pointer, m and n start at the entry's first row and column, and whose
+//   TMA coordinates the roles move by that row and column into the group's maps (MAP SLOTS): the kernel sees only
+//   more entries, the runs laid out one after the other.  In session 45 each entry had maps of its own, and an
+//   entry switch cost their first-use tensormap fences (about 1 us per run on case 2); with the groups' maps by
+//   value (PARAM_MAPS) a switch costs no fence, and the deal charges each entry a run enters SWITCH_COST = 0.5.
+//   Case 2, whole calls (session 46 run 1, H100): 61.28-61.87 us against 63.92-63.98 on the cut.
 //   THE ENTRY HINT (parameter first_hint, set with the dealt schedule): each role's entry search starts at the run's
 //   first entry, word Q + 1 + q of p_starts, instead of entry 0 (with ~150 entries, a search from 0 would be a long
 //   chain of dependent loads).  Without the hint no load stands in front of the first search (the cut: a few groups).
@@ -282,16 +281,26 @@ def header(step: int = TOKEN_STEP, early_ctas: bool = True) -> str:
 //   u32[7] 1 when the host encoded a TMA map of c (the epilogue's TMA stores), 0 when c's base or row pitch is
 //          not a multiple of 16 bytes (the consumers' copy-out)
 //   u64 at byte 32: c (fp16 pointer)        u64 at byte 40: c row stride (fp16 elements)
+//   u32[12] map slot (the caller's group: its maps at p_tmaps / p_maps + 512 * slot)
+//   u32[13] row0, u32[14] col0: the entry's first A row and B row in its group (0 unless the dealt schedule split the
+//          group): the TMA coordinates into the group's maps are the entry's plus these (MAP SLOTS)
 //   Entry E holds only unit_start = total units (the sentinel that ends the group search).  Every
 //   role finds a unit's group by advancing its group index while u >= table[grp + 1].unit_start
 //   (u only grows), from entry 0 or, with first_hint, from the run's first entry.
 //
-// THE TENSOR MAPS (device memory, p_tmaps, {TMAPS_PER_GROUP} bytes per group: a16 +0, b +128, sfb +256, c +{C_MAP_OFF})
-//   Encoded by cuTensorMapEncodeTiled on the host once per group (a dealt entry: its group's map moved to its first
-//   row or column) and buffer, copied before the launch.
+// THE TENSOR MAPS ({TMAPS_PER_GROUP} bytes per map slot: a16 +0, b +128, sfb +256, c +{C_MAP_OFF})
+//   Encoded by cuTensorMapEncodeTiled on the host once per group and buffer (re-pointed when the buffer moves).
+//   PARAM_MAPS = P > 0 (P >= G, a power of two up to 32: the host's default where the groups fit): the slots are the
+//   kernel parameter p_maps (PARAM_MAP_BYTES = 512 P) and every role takes slot 0's generic address (cvta.param):
+//   kernel parameters need no tensormap fence.  PARAM_MAPS = 0: the slots are in device memory (p_tmaps), copied
+//   before the launch.
+//   MAP SLOTS (session 46): every table entry of a group uses the group's maps (slot u32[12]); the B producer adds
+//   col0 (u32[14]) to its B rows, the A16 producer row0 (u32[13]) to its A16 rows, and the storing threads both to
+//   c's column and row.  A role looks a map slot up with the entry (one 16-byte load beside the entry's others) and
+//   fences (PARAM_MAPS = 0) or prefetches it when the slot differs from the last one it used, not at every entry.
 //   a16: fp16 2-D (k, m) box (64, {HALF_M}/CLUSTER), 128B swizzle; b: uint8 (k/2, n) box (128, {TILE_N}), 128B
 //   swizzle; sfb: uint8 (k/16 or the padded pitch, n) box (16, {TILE_N}); c: fp16 (n, m) box (64, {BOX_ROWS}), 128B
-//   swizzle (only where u32[7] is 1; else the slot is zero).  A producer issues
+//   swizzle (only where u32[7] is 1; else the slot is zero).  A producer issues (PARAM_MAPS = 0)
 //   fence.proxy.tensormap::generic.acquire.gpu and prefetch.tensormap on the maps it uses on its
 //   first unit of each group, and each warpgroup's storing thread the fence on its first tile of a group.
 //
@@ -404,10 +413,11 @@ def header(step: int = TOKEN_STEP, early_ctas: bool = True) -> str:
 //   stream serialization (PDL) after the decode kernel.
 //   dynamic shared memory = 2048 + {A16_BUF}*A_BUFS + {STAGE_BYTES}*S + {X_BYTES} bytes (A_BUFS 3 or 4, S = num_stages
 //   2..5 within the opt-in limit), carved up as in the dual: barrier block, a16 buffers, ring, region X.
-//   parameters: p_tmaps ({TMAPS_PER_GROUP} * E bytes, 64-byte aligned); p_table ((E + 1) * {TABLE_ENTRY} bytes);
+//   parameters: p_tmaps ({TMAPS_PER_GROUP} * G bytes, 64-byte aligned); p_table ((E + 1) * {TABLE_ENTRY} bytes);
 //   p_starts (2Q + 1 u32: starts[0..Q], then each run's first entry); p_tile_ctas (u32 pair c_lo, c_hi per
 //   cluster tile); p_ws (fp32, 2 * grid * {SLOT_V4 * 16} bytes); p_counters (u32, CLUSTER per cluster tile, zero
-//   before the first launch, left zero); num_stages; first_hint (1: start the entry search at p_starts[Q + 1 + q]).
+//   before the first launch, left zero); num_stages; first_hint (1: start the entry search at p_starts[Q + 1 + q]);
+//   with PARAM_MAPS, p_maps (PARAM_MAP_BYTES, .align 64: the map slots by value, zero past G; p_tmaps is not read).
 //
 // MEASURED (H200, docs/grouped_gemm.md and docs/device-logs/2026-11-21-session5/; us, L2 cleared): the
 //   competition cases 1-4 run 151.4 / 93.2 / 50.6 / 44.9 (decode + GEMM; the first grouped kernel 183.7 /
@@ -432,7 +442,12 @@ SIGNATURE = f"""
     .param .u64 .ptr .global .align 16 p_ws,
     .param .u64 .ptr .global .align 4  p_counters,
     .param .u32 num_stages,
+// {{{{if PARAM_MAPS}}}}
+    .param .u32 first_hint,
+    .param .align 64 .b8 p_maps[{{{{PARAM_MAP_BYTES}}}}]
+// {{{{else}}}}
     .param .u32 first_hint
+// {{{{endif}}}}
 )
 .maxntid 384, 1, 1
 .minnctapersm 1
@@ -447,6 +462,7 @@ SIGNATURE = f"""
     .reg .b32   %m, %n, %KB, %ntiles, %S, %rows, %nblk, %lim, %stg, %otma, %box, %wbar, %cgrp, %qb, %tb;
     .reg .b32   %u, %u_end, %seg_end, %tile, %kb, %mt, %nt, %m0, %n0, %j;
     .reg .b32   %grp, %grp0, %pgrp, %gu0, %gt0, %lt, %U0, %tbase, %tend;
+    .reg .b32   %mslot, %row0, %col0;         // a table entry's map slot (its group's), first row and column
     .reg .b32   %slot, %phase, %par, %bar, %rbar, %slot_addr, %addr, %a16;
     .reg .b32   %base, %sm, %sm_a16, %sm_c, %sm_full, %sm_empty, %sm_afull, %sm_aempty, %sm_flag;
     .reg .b32   %rowB, %offB0, %bslot, %sfslot, %sfB;
@@ -732,6 +748,7 @@ STORE_TILE:
     add.u64 %pw, %ptab, %off64;
     ld.global.nc.f32 %alpha, [%pw+24];        // alpha * 2^28 (the operands carry 2^-14 each)
     ld.global.nc.u32 %otma, [%pw+28];         // 1: c has a TMA map at +{C_MAP_OFF} of the group's maps
+    ld.global.nc.v4.u32 {{%mslot, %row0, %col0, %tmp}}, [%pw+48];  // map slot, first row and column (MAP SLOTS)
     div.u32 %tmp, %lt, %ntiles;
     mul.lo.u32 %tmp, %tmp, %ntiles;
     sub.u32 %nt, %lt, %tmp;
@@ -765,15 +782,19 @@ STORE_TILE:
     xor.b32 %x, %x, %tmp;                     // swizzled chunk
     shl.b32 %x, %x, 4;
     add.u32 %tb, %tb, %x;
+    add.u32 %n0, %n0, %col0;                  // c from the entry's first row and column of its group (MAP SLOTS)
+    add.u32 %m0, %m0, %row0;
     @!%p_iss bra EPI_CMAP_READY;
-    ld.param.u64 %ptm, [p_tmaps];
-    mul.wide.u32 %off64, %grp, {TMAPS_PER_GROUP};
+{_maps_base()}
+    mul.wide.u32 %off64, %mslot, {TMAPS_PER_GROUP};
     add.u64 %tm_c, %ptm, %off64;
     add.u64 %tm_c, %tm_c, {C_MAP_OFF};
-    setp.eq.u32 %p_cmap, %grp, %cgrp;
+// {{{{if PARAM_MAPS == 0}}}}
+    setp.eq.u32 %p_cmap, %mslot, %cgrp;
     @%p_cmap bra EPI_CMAP_READY;
     fence.proxy.tensormap::generic.acquire.gpu [%tm_c], 128;   // first use of this group's c map: after the host's copy
-    mov.u32 %cgrp, %grp;
+    mov.u32 %cgrp, %mslot;
+// {{{{endif}}}}
 EPI_CMAP_READY:""")
     quarters = TILE_M // BOX_ROWS
     acc_per_quarter = ACC // quarters
@@ -886,6 +907,17 @@ C_EXIT:
     return "\n".join(L)
 
 
+def _maps_base() -> str:
+    """%ptm = map slot 0: the device buffer p_tmaps, or (PARAM_MAPS) the generic address of the parameter p_maps."""
+    return """\
+// {{if PARAM_MAPS}}
+    mov.u64 %ptm, p_maps;                     // PARAM_MAPS: the maps are a kernel parameter (no proxy fence)
+    cvta.param.u64 %ptm, %ptm;
+// {{else}}
+    ld.param.u64 %ptm, [p_tmaps];
+// {{endif}}"""
+
+
 def _find_group(prefix: str) -> str:
     return f"""\
 {prefix}_FIND_GROUP:
@@ -896,9 +928,12 @@ def _find_group(prefix: str) -> str:
     setp.ge.u32 %p_more, %u, %tmp;
     @%p_more add.u32 %grp, %grp, 1;
     @%p_more bra {prefix}_FIND_GROUP;
-    mul.wide.u32 %off64, %grp, {TMAPS_PER_GROUP};
+    mul.wide.u32 %off64, %grp, {TABLE_ENTRY};
+    add.u64 %pw, %ptab, %off64;
+    ld.global.nc.v4.u32 {{%mslot, %row0, %col0, %tmp}}, [%pw+48];  // map slot, first row and column (MAP SLOTS)
+    mul.wide.u32 %off64, %mslot, {TMAPS_PER_GROUP};
     add.u64 %tm_a16, %ptm, %off64;            // the group's maps: a16 +0, b +128, sfb +256
-    setp.ne.u32 %p_new, %grp, %pgrp;"""
+    setp.ne.u32 %p_new, %mslot, %pgrp;"""
 
 
 def _unit_coords(prefix: str) -> str:
@@ -993,7 +1028,7 @@ def producers(step: int = TOKEN_STEP) -> str:
     // ================================================================== producers (warpgroup 0)
 PRODUCERS:
     setmaxnreg.dec.sync.aligned.u32 40;       // all of warpgroup 0: the consumers take the registers
-    ld.param.u64 %ptm, [p_tmaps];
+{_maps_base()}
     ld.param.u64 %ptab, [p_table];
     mov.u32 %grp, %grp0;                      // the run's first table entry (the host's)
     mov.u32 %pgrp, -1;
@@ -1020,18 +1055,22 @@ B_LOOP:
     add.u64 %tm_b, %tm_a16, 128;
     add.u64 %tm_sfb, %tm_a16, 256;
     @!%p_new bra B_MAPS_READY;
-    // first use of these maps by this thread: order the tensormap proxy after the host's copy, warm the cache
+    // first use of these maps by this thread: order the tensormap proxy after the host's copy (maps in device
+    // memory; kernel parameters need no fence), warm the cache
+// {{{{if PARAM_MAPS == 0}}}}
     fence.proxy.tensormap::generic.acquire.gpu [%tm_b], 128;
     fence.proxy.tensormap::generic.acquire.gpu [%tm_sfb], 128;
+// {{{{endif}}}}
     prefetch.tensormap [%tm_b];
     prefetch.tensormap [%tm_sfb];
-    mov.u32 %pgrp, %grp;
+    mov.u32 %pgrp, %mslot;
 B_MAPS_READY:
 {_unit_coords("B")}
     mul.lo.u32 %tmp, %mt, %ntiles;
     sub.u32 %nt, %lt, %tmp;
     mad.lo.u32 %n0, %nt, {{{{CLUSTER}}}}, %rank;  // this rank's {TILE_N} B rows of cluster tile nt
     shl.b32 %n0, %n0, 7;
+    add.u32 %n0, %n0, %col0;                  // B rows from the entry's first column of its group (MAP SLOTS)
 {_tile_bounds()}
 B_TILE_READY:
     sub.u32 %kb, %u, %tbase;                  // k256 stage of the tile
@@ -1061,9 +1100,11 @@ A_LOOP:
     @%p_same bra A_TILE_READY;
 {_find_group("A")}
     @!%p_new bra A_MAPS_READY;
+// {{{{if PARAM_MAPS == 0}}}}
     fence.proxy.tensormap::generic.acquire.gpu [%tm_a16], 128;
+// {{{{endif}}}}
     prefetch.tensormap [%tm_a16];
-    mov.u32 %pgrp, %grp;
+    mov.u32 %pgrp, %mslot;
 A_MAPS_READY:
 {_unit_coords("A")}
     // the slices the tile's wgmmas read: those starting below its unit loop's N (SLICES, header)
@@ -1081,6 +1122,7 @@ A_MAPS_READY:
     div.u32 %x, %x, {HALF_M}/{{{{CLUSTER}}}};        // slices below N, over all ranks and both halves
     mul.lo.u32 %x, %x, {HALF_M * 128}/{{{{CLUSTER}}}}; // bytes every sub-step's buffer receives from all ranks
     add.u32 %m0, %m0, %arow;                  // A16 row of this rank's slice of the first half
+    add.u32 %m0, %m0, %row0;                  // from the entry's first row of its group (MAP SLOTS)
     setp.le.u32 %p_half, %rows, {HALF_LOOP_MAX};         // HALF RING: the tile's units take one set each
 {_tile_bounds()}
     @!%p_dep bra A_TILE_READY;

@@ -94,9 +94,12 @@ DUAL_CASES = (
 GROUPED_CASES = (
     [(cls, shapes, {}) for cls in ("grouped_gemm.GroupedGemmPlan", "grouped_gemm_cluster.GroupedGemmClusterPlan")
      for shapes in ([(80, 520, 640), (17, 200, 1088), (257, 264, 320)], [(1, 8, 64)], [(256, 512, 2048)] * 2)]
-    # the dealt schedule over three runs: table entries that start inside a group (offset maps and c)
+    # the dealt schedule over three runs: table entries that start inside a group (coordinates offset into the
+    # group's maps; c pointers moved), with the maps by value (the default) and in the device buffer
     + [("grouped_gemm_cluster.GroupedGemmClusterPlan", shapes, {"schedule": "dealt", "clusters": 3})
        for shapes in ([(80, 520, 640), (17, 200, 1088), (257, 264, 320)], [(256, 512, 2048)] * 2)]
+    + [("grouped_gemm_cluster.GroupedGemmClusterPlan", [(80, 520, 640), (17, 200, 1088), (257, 264, 320)],
+        {"schedule": "dealt", "clusters": 3, "param_maps": False})]
     + [("grouped_gemm_mtiles.GroupedGemmMTilePlan", shapes, {})  # its groups share n and k
        for shapes in ([(80, 520, 640), (17, 520, 640), (257, 520, 640)], [(1, 8, 64)], [(256, 512, 2048)] * 2)])
 

@@ -34,7 +34,7 @@ from .gemm_wgmma import (GemmFacts, K_MULTIPLE, MAX_CHAIN_UNITS, STAGE_K, TILE, 
 
 __all__ = ["GemmClusterPlan", "GemmClusterGeometry", "cluster_geometry", "choose_ksplit", "supports", "shared_bytes",
            "a_unit", "c_pitch", "kernel_constants", "ks_exchange_bytes", "ks_park_bytes", "ks_pitch",
-           "ksplit_candidates",
+           "ksplit_candidates", "param_map_slots",
            "ksplit_stages", "pick_ksplit", "prefer_ksplit", "prefer_pairs", "prefer_whole_tiles", "streamk_cost",
            "STREAMK_UNITS_PER_EXTRA", "WHOLE_TILE_SLACK", "ring_bytes", "CLUSTER_SIZES", "KSPLIT_SIZES",
            "WGMMA_DEPTHS", "help_fits", "help_schedule", "MAX_HELP_SEGMENTS", "MAX_HELP_SLOTS", "A_WAIT_CLOCKS",
@@ -99,6 +99,14 @@ def c_pitch(ksplit: int = 1, consumer_wgs: int = DEFAULT_CONSUMER_WGS) -> int:
 PARAM_MAP_BYTES = 512
 #: the most m tiles whose maps go as a parameter: 32 x 512 bytes, well inside the 32764 bytes a launch may pass
 MAX_PARAM_MAPS = 32
+
+
+def param_map_slots(count: int) -> int:
+    """The p_maps slots a grouped build for ``count`` map sets (the m-tile plan's m tiles, the grouped cluster
+    kernel's groups) takes (pure): the next power of two, so that few builds serve every count, or 0 where that
+    exceeds MAX_PARAM_MAPS and the maps stay in device memory."""
+    slots = 1 << max(0, int(count) - 1).bit_length()
+    return slots if slots <= MAX_PARAM_MAPS else 0
 
 #: GROUPED builds stage each warpgroup's 64 output columns as one TMA-store box: 128-byte rows, 128B-swizzled
 #: (template constant STG_PITCH; the other builds stage at C_PITCH)

@@ -10,9 +10,10 @@ Two launches per call, on one stream:
    A rows x 128 B rows, clusters of 2 CTAs along n sharing every A16 load by multicast, the unit loop
    run with m64nNk16 for the smallest N (32, 48, ..., 128, 136, ..., 256: :func:`tokens`) that covers the
    tile's rows, a stream-K schedule whose per-cluster unit ranges the host cuts by cost (groups most rows
-   first, cuts on tile boundaries unless splitting a tile pays: :func:`cut_runs`) or, when asked (``schedule``),
-   whole tiles dealt to the clusters (:func:`deal_tiles`, each cluster's tiles of one m tile of a group an offset
-   table entry), and an epilogue that stores each warpgroup's fp16 box by TMA where c's base
+   first, cuts on tile boundaries unless splitting a tile pays: :func:`cut_runs`) or, where the model says so (the
+   default ``schedule="auto"``), whole tiles dealt to the clusters (:func:`deal_tiles`, each cluster's tiles of one
+   m tile of a group a table entry whose coordinates the kernel offsets into the group's maps), the groups' tensor
+   maps passed by value as a kernel parameter where they fit (``param_maps``), and an epilogue that stores each warpgroup's fp16 box by TMA where c's base
    and row pitch allow a tensor map (:func:`c_tma_ok`).
 
 :class:`GroupedGemmClusterPlan` has the call signature of
@@ -31,7 +32,7 @@ from .. import driver
 from ..launch import Pointer
 from ..ptxsource import ptx_dir
 from ._args import positive_int
-from .gemm_wgmma_cluster import DEFAULT_HEAD_WAIT, a_unit, head_constants
+from .gemm_wgmma_cluster import DEFAULT_HEAD_WAIT, MAX_PARAM_MAPS, a_unit, head_constants, param_map_slots
 from .decode_a16 import shares_k
 from .grouped_gemm import GroupedOperands, K_MULTIPLE, MAX_GROUPS, STAGE_K, alphas_fit, pack_table  # noqa: F401
 
@@ -40,7 +41,7 @@ __all__ = ["GroupedGemmClusterPlan", "GroupedClusterGeometry", "ClusterGroup", "
            "TOKEN_MIN", "TOKEN_STEP", "FINE_FROM", "FINE_STEP", "CLUSTER_SIZES", "A_BUFS_CHOICES", "DECODE_COST",
            "EPILOGUE_COST", "SPLIT_COST", "schedule_costs", "cut_runs", "launch_order", "WIDE_DECODE_AUTO", "SCHEDULES",
            "DEAL_MARGIN", "DEAL_MAX_CLASSES", "DEFAULT_SCHEDULE", "SWITCH_COST", "deal_tiles", "run_costs",
-           "geometry_costs"]
+           "geometry_costs", "param_map_slots", "MAX_PARAM_MAPS", "PARAM_MAPS_AUTO"]
 
 _KERNEL_FILE = "grouped_gemm_nvfp4_wgmma_cluster.ptx"
 _ENTRY = "nvfp4_grouped_gemm_wgmma_cluster"
@@ -66,6 +67,9 @@ TABLE_ENTRY_BYTES = 64
 #: a group's maps in the device buffer: a16, b, sfb and (where c_tma_ok) c, 128 bytes each
 TMAPS_PER_GROUP_BYTES = 512
 C_MAP_OFFSET = 384
+#: with param_maps=None, plans whose groups' maps fit a kernel parameter (at most MAX_PARAM_MAPS groups, 512 bytes
+#: each) take them so: the kernel then needs no tensormap fence when a role first uses a group's maps
+PARAM_MAPS_AUTO = True
 #: the epilogue's TMA store box: 64 tile rows x 64 columns (one consumer warpgroup's) of fp16
 C_BOX = (64, 64)
 #: and its swizzle: the kernel stages each box 128B-swizzled, as the map reads it
@@ -91,24 +95,29 @@ SPLIT_COST = 2.5
 #: the schedules :func:`cluster_geometry` builds, and how much cheaper (a fraction of the cut's costliest run) the
 #: dealt schedule's costliest run must be for "auto" to take it
 SCHEDULES = ("auto", "cut", "dealt")
-DEAL_MARGIN = 0.02
-#: the schedule plans take unless told: the cut.  The dealt schedule runs competition case 2 about 1 us faster on the
-#: GPU (session 45), but each of its ~150 table entries has its own maps, so a call whose buffers moved re-points
-#: and rewrites a map per entry and operand: 0.4 ms of host work for a new c, 1 ms for new b, sfb and c, against
-#: 36 / 57 us on the cut (Python alone, docs/grouped_gemm.md, "Session 45").  "auto" and "dealt" are for callers that
-#: keep their buffers from call to call (the plan's repeat path); the kernel taking each group's maps and offsetting
-#: its coordinates by the entry's first row and column would remove the difference (not built).
-DEFAULT_SCHEDULE = "cut"
+#: (session 46: 0.04, up from 0.02.  The mixed-n problem's deal under SWITCH_COST 0.5 is 2.1% cheaper in the model,
+#: and its dealt schedule measured about 1 us slower than the cut, docs/device-logs/2026-11-28-session46/ run 1;
+#: case 2 and ragged rows, 7.2% and 8.9% cheaper, measured 2-3 us faster)
+DEAL_MARGIN = 0.04
+#: the schedule plans take unless told: "auto", the dealt schedule where the model says it balances the runs better.
+#: Since session 46 every table entry of a group uses the group's maps (the kernel offsets its coordinates by the
+#: entry's first row and column), so a dealt plan re-points only its groups' maps when buffers move, as the cut does,
+#: and with the maps as a kernel parameter no entry switch costs a tensormap fence.  H100, whole calls, two rounds
+#: (docs/device-logs/2026-11-28-session46/, run 1): competition case 2 dealt 61.28-61.87 us against 63.92-63.98 on the
+#: cut (and 63.01-63.18 dealt at dcdf92d, per-entry maps), ragged rows 61.02-61.44 against 62.18-62.30; "auto" keeps
+#: the cut for the mixed-n problem (dealt 47.33-47.50 against 46.40-46.51) and case 1's shapes.
+DEFAULT_SCHEDULE = "auto"
 #: "auto" considers the dealt schedule only for at most this many classes (m tiles over all groups): the deal's
 #: polish costs time per class on the host, and problems of many small groups mix groups in every run anyway
 DEAL_MAX_CLASSES = 64
-#: a run's cost in the model grows by this much for each table entry it enters after its first: the maps' first use
-#: by each role (tensormap fences, fresh descriptors) and the next entry's lookups.  The dealt schedule's deal
-#: (:func:`deal_tiles`) and "auto"'s choice (:func:`geometry_costs`) both charge it.  Measured on competition case 2,
-#: whole calls (docs/device-logs/2026-11-28-session45/18, H100): the deal charging 0 / 0.65 / 1.0 / 1.5 ran it in
-#: 63.98-64.21 / 62.67-63.22 / 62.90-63.10 / 62.56-62.93 us, the cut 64.06-64.38; four fence-free probes (14, 16, H200)
-#: ran the dealt schedule 1.1-1.4 us faster, so most of a switch is its fences.
-SWITCH_COST = 1.0
+#: a run's cost in the model grows by this much for each table entry it enters after its first: the next entry's
+#: lookups, fresh descriptors, and (maps in the device buffer only) the maps' first-use tensormap fences.  The dealt
+#: schedule's deal (:func:`deal_tiles`) and "auto"'s choice (:func:`geometry_costs`) both charge it.  With per-entry
+#: maps and their fences (session 45, H100) 1.0 ran competition case 2 fastest among 0 / 0.65 / 1.0 / 1.5; with each
+#: group's maps by value (session 46, H200, run 2, whole calls, three rounds) 0 / 0.25 / 0.5 / 1.0 ran it in
+#: 59.49-59.66 / 59.30-59.86 / 59.01-59.26 / 59.39-59.68 us and ragged rows in 58.03-58.29 / 57.89-57.95 /
+#: 57.26-57.50 / 57.94-58.02 (the cut: 62.02-62.18 and 61.28-61.47).
+SWITCH_COST = 0.5
 #: with wide_decode=None, plans whose groups share k decode A with the wide decode (ptx/nvfp4_decode_a16_wide.ptx).
 #: Whole call, launch phases spread, bits equal (docs/device-logs/2026-11-27-session40/10 and 15): competition
 #: case 2 73.95-74.53 us against 76.16-76.38 with the item decode on an H100, 72.96-73.26 against 74.14-75.04 on an
@@ -126,13 +135,19 @@ def shared_bytes(num_stages: int, a_bufs: int) -> int:
 
 
 def kernel_constants(cluster: int = DEFAULT_CLUSTER, a_bufs: int = _DEFAULT_A_BUFS, head_check: bool = True,
-                     head_wait: int = DEFAULT_HEAD_WAIT) -> dict:
+                     head_wait: int = DEFAULT_HEAD_WAIT, param_maps: int = 0) -> dict:
+    """The kernel's template constants.  ``param_maps`` (0, or a power of two up to MAX_PARAM_MAPS): the map slots
+    the kernel takes by value as its parameter ``p_maps`` (PARAM_MAPS) instead of from the device buffer p_tmaps."""
     if isinstance(cluster, bool) or cluster not in CLUSTER_SIZES:
         raise ValueError(f"cluster must be one of {CLUSTER_SIZES}, got {cluster!r}")
     if isinstance(a_bufs, bool) or a_bufs not in A_BUFS_CHOICES:
         raise ValueError(f"a_bufs must be one of {A_BUFS_CHOICES}, got {a_bufs!r}")
+    if isinstance(param_maps, bool) or not isinstance(param_maps, (int, np.integer)) \
+            or param_maps not in (0, param_map_slots(max(1, param_maps))):
+        raise ValueError(f"param_maps must be 0 or a power of two up to {MAX_PARAM_MAPS}, got {param_maps!r}")
     return {"CLUSTER": int(cluster), "A_BUFS": int(a_bufs), "A_UNIT": a_unit(a_bufs),
-            **head_constants(head_check, head_wait)}
+            **head_constants(head_check, head_wait),
+            "PARAM_MAPS": int(param_maps), "PARAM_MAP_BYTES": TMAPS_PER_GROUP_BYTES * int(param_maps)}
 
 
 def tokens(rows: int) -> int:
@@ -197,7 +212,7 @@ class GroupedClusterGeometry:
     schedule: str = "cut"
 
     def slot(self, group: int) -> int:
-        """The first table entry (map slot) of the caller's group ``group``."""
+        """The first table entry of the caller's group ``group``."""
         return _first_slots(self.order)[group]
 
     @property
@@ -451,7 +466,7 @@ def cluster_geometry(shapes, max_clusters: int, *, cluster: int = DEFAULT_CLUSTE
       its costliest run (:func:`geometry_costs`, entry switches included) is cheaper in the model than the cut's by
       more than DEAL_MARGIN; else the cut.
 
-    The default is DEFAULT_SCHEDULE (the cut: see there why)."""
+    The default is DEFAULT_SCHEDULE ("auto")."""
     shapes = list(shapes)
     if not shapes:
         raise ValueError("need at least one group")
@@ -554,7 +569,9 @@ def build_table(geo: GroupedClusterGeometry, c_ptrs, c_rows, alphas, c_maps=None
     entry j for ``geo.groups[j]``, part or all of the caller's group ``geo.order[j]``.  ``c_ptrs``, ``c_rows``,
     ``alphas`` and ``c_maps`` are per caller's group; alphas as passed to the kernel (already times 2^28); ``c_maps[i]``
     true where group i's c has a TMA map (u32[7]: the epilogue stores it by TMA; default: none has).  An entry's c
-    pointer is its group's c moved to the entry's first row and column."""
+    pointer is its group's c moved to the entry's first row and column (the copy-out's); u32[12] is its map slot
+    (the caller's group: every entry of a group uses the group's maps), u32[13] and u32[14] its first row and column
+    in the group (the kernel adds them to its TMA coordinates)."""
     words, src, row0, col0 = geo.entry_arrays
     G = int(src.max()) + 1
     for name, v in (("c_ptrs", c_ptrs), ("c_rows", c_rows), ("alphas", alphas)) + ((("c_maps", c_maps),)
@@ -566,6 +583,9 @@ def build_table(geo: GroupedClusterGeometry, c_ptrs, c_rows, alphas, c_maps=None
     t = pack_table(words, geo.units, c_at, rows, np.asarray(alphas, dtype=np.float64)[src])
     if c_maps is not None:
         t[:len(src), 7] = np.asarray([bool(x) for x in c_maps], dtype=np.uint32)[src]
+    t[:len(src), 12] = src
+    t[:len(src), 13] = row0
+    t[:len(src), 14] = col0
     return t
 
 
@@ -612,14 +632,18 @@ class GroupedGemmClusterPlan(GroupedOperands):
 
     ``GroupedGemmClusterPlan(shapes, layouts=None, *, device=None, cluster=2, stages=None, a_bufs=None,
     decode_cost=DECODE_COST, epilogue_cost=EPILOGUE_COST, split_cost=SPLIT_COST, clusters=None, head_check=True,
-    head_wait=32768, wide_decode=None, schedule="cut")``; ``plan(groups, alphas=None, stream=None)`` with
+    head_wait=32768, wide_decode=None, schedule=DEFAULT_SCHEDULE, param_maps=None)``; ``plan(groups, alphas=None,
+    stream=None)`` with
     ``groups`` a list of ``(a, b, sfa, sfb, c)`` as for :class:`nvfp4rt.ops.grouped_gemm.GroupedGemmPlan`.
     ``clusters`` sets how many unit runs the schedule cuts (default: the clusters the GPU holds at once; more makes
     more split tiles, fewer makes longer runs: tests use both).  ``wide_decode`` picks A's decode: the wide one
     (``ptx/nvfp4_decode_a16_wide.ptx``, one 1024-thread CTA per SM; groups that share k) or the item decode (True,
     False, or None: the wide one where the groups share k; :data:`WIDE_DECODE_AUTO`).  ``schedule``: "cut", "auto"
-    or "dealt" (:func:`cluster_geometry`, :data:`DEFAULT_SCHEDULE`).  An alpha whose 2^28 multiple overflows fp32
-    is rejected (the op layer then runs the first grouped kernel).  The plan owns the A16 buffer, the workspace, the
+    or "dealt" (:func:`cluster_geometry`, :data:`DEFAULT_SCHEDULE`).  Every table entry of a group uses the group's
+    four tensor maps (a16, b, sfb, c; the kernel offsets its coordinates by the entry's first row and column), which
+    the kernel takes as the parameter ``p_maps`` (``param_maps`` True; None: where they fit, :data:`PARAM_MAPS_AUTO`;
+    ``plan.param_slots`` is the build's slot count) or from a device buffer (False).  An alpha whose 2^28 multiple
+    overflows fp32 is rejected (the op layer then runs the first grouped kernel).  The plan owns the A16 buffer, the workspace, the
     zeroed counters and the tables, so one plan must not run on two streams at once.
     """
 
@@ -629,9 +653,11 @@ class GroupedGemmClusterPlan(GroupedOperands):
                  stages: int | None = None, a_bufs: int | None = None, decode_cost: float = DECODE_COST,
                  epilogue_cost: float = EPILOGUE_COST, split_cost: float = SPLIT_COST, clusters: int | None = None,
                  head_check: bool = True, head_wait: int = DEFAULT_HEAD_WAIT, wide_decode: bool | None = None,
-                 schedule: str = DEFAULT_SCHEDULE):
+                 schedule: str = DEFAULT_SCHEDULE, param_maps: bool | None = None):
         if wide_decode is not None and not isinstance(wide_decode, (bool, np.bool_)):
             raise ValueError(f"wide_decode must be True, False or None, got {wide_decode!r}")
+        if param_maps is not None and not isinstance(param_maps, (bool, np.bool_)):
+            raise ValueError(f"param_maps must be True, False or None, got {param_maps!r}")
         probe = None
 
         def check(s):
@@ -645,7 +671,14 @@ class GroupedGemmClusterPlan(GroupedOperands):
                              f"shared memory; the device allows {props.max_shared_per_block_optin}")
         from .gemm_wgmma_cluster import _max_active_clusters
 
-        self.constants = kernel_constants(probe.cluster, probe.a_bufs, head_check, head_wait)
+        slots = param_map_slots(len(shapes))
+        if param_maps and not slots:
+            raise ValueError(f"param_maps=True: the maps of {len(shapes)} groups exceed the {MAX_PARAM_MAPS} groups' "
+                             f"that fit a kernel parameter")
+        if param_maps is None:
+            param_maps = PARAM_MAPS_AUTO
+        self.param_slots = slots if param_maps else 0
+        self.constants = kernel_constants(probe.cluster, probe.a_bufs, head_check, head_wait, self.param_slots)
         self.kernel = _kernel(dev.ordinal, tuple(sorted(self.constants.items())))
         self.kernel.set_max_dynamic_shared(probe.shared_mem)
         self.max_clusters = _max_active_clusters(self.kernel, probe.cluster, _THREADS, probe.shared_mem,
@@ -666,18 +699,17 @@ class GroupedGemmClusterPlan(GroupedOperands):
                               a16_rows_multiple=self.a16_box_rows if A16_MAP_ROUNDED else 1)
         E = len(g.groups)  # table entries: the groups, or the dealt schedule's runs of tiles
         self._table = DeviceAllocation((E + 1) * TABLE_ENTRY_BYTES, dev)
-        self._tmap_buf = DeviceAllocation(E * TMAPS_PER_GROUP_BYTES, dev)
+        # the groups' maps (slot i: the caller's group i): the p_maps parameter's bytes, or a device buffer
+        self._tmap_buf = None if self.param_slots else DeviceAllocation(G * TMAPS_PER_GROUP_BYTES, dev)
+        self._param_maps = None
         starts = g.starts_words()
         tile_ctas = g.tile_ctas_table()
         self._starts = DeviceAllocation(starts.nbytes, dev)
         self._tile_ctas = DeviceAllocation(tile_ctas.nbytes, dev)
         driver.call("cuMemcpyHtoD", self._starts.ptr, starts.ctypes.data, starts.nbytes)
         driver.call("cuMemcpyHtoD", self._tile_ctas.ptr, tile_ctas.ctypes.data, tile_ctas.nbytes)
-        # the A16 maps (_setup_decoded_a) are written into the map buffer's image on every upload
-        self._host_maps = np.zeros(E * TMAPS_PER_GROUP_BYTES, dtype=np.uint8)
-        self._entries_of = [[] for _ in shapes]  # per caller's group: its (table entry, ClusterGroup)
-        for j, e in enumerate(g.groups):
-            self._entries_of[e.source].append((j, e))
+        # the maps' host image, a slot of TMAPS_PER_GROUP_BYTES per caller's group (the A16 maps: _setup_decoded_a)
+        self._host_maps = np.zeros(G * TMAPS_PER_GROUP_BYTES, dtype=np.uint8)
         self._map_sources = [None] * G  # per group: what its maps were last written from (_write_maps)
         self._launch = None
 
@@ -697,50 +729,19 @@ class GroupedGemmClusterPlan(GroupedOperands):
         raise ValueError(f"which must be 'a16', 'b', 'sfb' or 'c', got {which!r}")
 
     def _write_maps(self, i: int, ptrs: tuple, sfb: tuple, c_map: bool) -> None:
-        """Write the maps of caller's group ``i`` into the host image of the map buffer, in the slots of each of its
-        table entries (a16 +0, b +128, sfb +256, c +C_MAP_OFFSET or zeros where c has no map), only the operands whose
-        source moved since the last write: a dealt plan has ~150 entries, and a call that brings a new c only
-        re-points the c maps.  ``sfb``: (address TMA reads, padded)."""
+        """Write the maps of caller's group ``i`` into its slot of the maps' host image (a16 +0, b +128, sfb +256, c
+        +C_MAP_OFFSET or zeros where c has no map), only the operands whose source moved since the last write.
+        ``sfb``: (address TMA reads, padded)."""
         src = ((self._a16.ptr + self._decode.offsets[i], False), (ptrs[1], False), sfb,
                (ptrs[4], False) if c_map else None)
         last = self._map_sources[i]
         for k, (which, dtype) in enumerate((("a16", "float16"), ("b", "uint8"), ("sfb", "uint8"), ("c", "float16"))):
             if last is not None and last[k] == src[k]:
                 continue
-            for j, e in self._entries_of[i]:
-                off = j * TMAPS_PER_GROUP_BYTES + 128 * k
-                self._host_maps[off:off + 128] = np.frombuffer(
-                    self._entry_map(e, which, *src[k], dtype=dtype).bytes if src[k] else bytes(128), dtype=np.uint8)
+            off = i * TMAPS_PER_GROUP_BYTES + 128 * k
+            self._host_maps[off:off + 128] = np.frombuffer(
+                self._map(i, which, *src[k], dtype=dtype).bytes if src[k] else bytes(128), dtype=np.uint8)
         self._map_sources[i] = src
-
-    def _entry_map(self, e: ClusterGroup, which: str, base: int, padded: bool = False, dtype: str = "uint8"):
-        """Table entry ``e``'s map of operand ``which`` (``base``: the caller's group's buffer, or its padded scales):
-        the group's own map where the entry starts at the group's origin, else one that starts at the entry's first
-        row and column and keeps the group's edges (cached per group, offset and operand, re-pointed with the
-        buffer)."""
-        row0 = e.row0 if which in ("a16", "c") else 0  # a16 and c are indexed by A rows, b, sfb and c by B rows
-        col0 = e.col0 if which != "a16" else 0
-        if not (row0 or col0):
-            return self._map(e.source, which, base, padded, dtype)
-        from ..tma import TensorMap
-
-        key = (which, padded, row0, col0)
-        hit = self._maps[e.source].get(key)  # (map, its offset from the buffer)
-        if hit is None:
-            shape, strides, box, swizzle = self.map_spec(e.source, which, padded)
-            if which == "a16":  # (rows, k) fp16
-                shape, off = (shape[0] - row0, shape[1]), row0 * strides[0]
-            elif which == "c":  # (rows, n) fp16, row pitch strides[0] bytes
-                shape, off = (shape[0] - row0, shape[1] - col0), row0 * strides[0] + 2 * col0
-            else:  # b, sfb: (n, bytes)
-                shape, off = (shape[0] - col0, shape[1]), col0 * strides[0]
-            tm = TensorMap(base + off, dtype, shape, box, strides=strides, swizzle=swizzle)
-            self._maps[e.source][key] = (tm, off)
-            return tm
-        tm, off = hit
-        if tm.base != base + off:
-            tm.repoint(base + off)
-        return tm
 
     @property
     def geometry_cluster(self) -> int:
@@ -762,17 +763,25 @@ class GroupedGemmClusterPlan(GroupedOperands):
             c_maps = [c_tma_ok(p[4], lay.c_row) for p, lay in zip(ptrs, self.layouts)]
             for i, p in enumerate(ptrs):
                 self._write_maps(i, p, self._scale_source(i, "sfb", p[3], handle), c_maps[i])
+            if self.param_slots:
+                param = self._host_maps.tobytes().ljust(self.param_slots * TMAPS_PER_GROUP_BYTES, b"\0")
+                if param != self._param_maps:
+                    self._param_maps = param
+                    if self._launch is not None:
+                        self._launch.set("p_maps", param)
             if key != self._uploaded_key:
                 table = build_table(self.geometry, [p[4] for p in ptrs], [lay.c_row for lay in self.layouts],
                                     [a * _ALPHA_SCALE for a in alphas], c_maps)
-                self._upload(key, [(self._table, table), (self._decode_table, self._decode_table_for(ptrs)),
-                                   (self._tmap_buf, self._host_maps.copy())], handle)
+                uploads = [(self._table, table), (self._decode_table, self._decode_table_for(ptrs))]
+                if self._tmap_buf is not None:
+                    uploads.append((self._tmap_buf, self._host_maps.copy()))
+                self._upload(key, uploads, handle)
         self._decode.launch(self._decode_table.ptr, self._a16.ptr, handle)
         g = self.geometry
         self._launch_gemm(stream, lambda: self.kernel.prepare(
-            Pointer(self._tmap_buf.ptr), Pointer(self._table.ptr), Pointer(self._starts.ptr),
-            Pointer(self._tile_ctas.ptr), Pointer(self._ws.ptr), Pointer(self._counters.ptr), g.num_stages,
-            int(g.schedule == "dealt"),
+            Pointer(self._tmap_buf.ptr if self._tmap_buf is not None else 0), Pointer(self._table.ptr),
+            Pointer(self._starts.ptr), Pointer(self._tile_ctas.ptr), Pointer(self._ws.ptr), Pointer(self._counters.ptr),
+            g.num_stages, int(g.schedule == "dealt"), *((self._param_maps,) if self.param_slots else ()),
             grid=g.grid, block=_THREADS, cluster=(g.cluster, 1, 1), shared_mem=self.shared_mem, stream=stream,
             programmatic=True))
         if not padded_any:  # no per-call scale copy: a repeat of this call only needs the two launches
@@ -785,4 +794,5 @@ class GroupedGemmClusterPlan(GroupedOperands):
         g = self.geometry
         return (f"<GroupedGemmClusterPlan groups={len(self.shapes)} units={g.units} clusters={g.clusters} "
                 f"cluster={g.cluster} split_tiles={g.split_tiles} stages={g.num_stages} a_bufs={g.a_bufs} "
-                f"decode={'wide' if self._decode.wide else 'items'}>")
+                f"decode={'wide' if self._decode.wide else 'items'} schedule={g.schedule} "
+                f"param_slots={self.param_slots}>")

@@ -272,11 +272,8 @@ def build_mtile_table(tiles, maps, c_ptrs, c_rows, alphas, classes=None, c_maps=
     return out
 
 
-def param_map_slots(tiles: int) -> int:
-    """The p_maps slots a build for ``tiles`` m tiles takes (pure): the next power of two (so few builds serve every
-    tile count), or 0 where that exceeds MAX_PARAM_MAPS and the maps stay in the table only."""
-    slots = 1 << max(0, int(tiles) - 1).bit_length()
-    return slots if slots <= CL.MAX_PARAM_MAPS else 0
+#: the p_maps slots a build for so many m tiles takes (0: the maps stay in the table only)
+param_map_slots = CL.param_map_slots
 
 
 def param_map_bytes(tile_maps, c_maps, slots: int) -> bytes:
