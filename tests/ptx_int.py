@@ -2,9 +2,10 @@
 
 Tests read a few lines of a kernel's text (a launch index, a ring's stage and parity) and run them here against
 Python's arithmetic. Supported: ``mov``, ``add``, ``sub``, ``mul.lo``, ``mad.lo``, ``shl``, ``shr``, ``and``, ``or``,
-``xor``, ``rem``, ``div``, ``min``, ``max`` on .u32/.b32, ``selp.b32``, ``setp.{eq,ne,lt,le,gt,ge}.u32``, ``mov.b64 {lo, hi}, x`` (a 64-bit value's
-halves), each with an optional ``@p`` / ``@!p`` guard. Results wrap to 32 bits as in PTX and every one is checked to
-fit; operands may be constant expressions such as ``128/2 - 1``; any other instruction fails. :func:`replay_stmatrix_trans` follows a warp's fp16 staging through ``stmatrix`` into memory.
+``xor``, ``rem``, ``div``, ``min``, ``max`` on .u32/.b32, ``selp.b32``, ``setp.{eq,ne,lt,le,gt,ge}.u32``,
+``mov.b64 {lo, hi}, x`` (a 64-bit value's halves), each with an optional ``@p`` / ``@!p`` guard. Results wrap to 32
+bits as in PTX and every one is checked to fit; operands may be constant expressions such as ``128/2 - 1``; any other
+instruction fails. :func:`replay_stmatrix_trans` follows a warp's fp16 staging through ``stmatrix`` into memory.
 """
 from __future__ import annotations
 

@@ -13,8 +13,8 @@ Two launches per call, on one stream:
    first, cuts on tile boundaries unless splitting a tile pays: :func:`cut_runs`) or, where the model says so (the
    default ``schedule="auto"``), whole tiles dealt to the clusters (:func:`deal_tiles`, each cluster's tiles of one
    m tile of a group a table entry whose coordinates the kernel offsets into the group's maps), the groups' tensor
-   maps passed by value as a kernel parameter where they fit (``param_maps``), and an epilogue that stores each warpgroup's fp16 box by TMA where c's base
-   and row pitch allow a tensor map (:func:`c_tma_ok`).
+   maps passed by value as a kernel parameter where they fit (``param_maps``), and an epilogue that stores each
+   warpgroup's fp16 box by TMA where c's base and row pitch allow a tensor map (:func:`c_tma_ok`).
 
 :class:`GroupedGemmClusterPlan` has the call signature of
 :class:`nvfp4rt.ops.grouped_gemm.GroupedGemmPlan`.  Pure helpers (no GPU): :func:`cluster_geometry`
@@ -643,8 +643,8 @@ class GroupedGemmClusterPlan(GroupedOperands):
     four tensor maps (a16, b, sfb, c; the kernel offsets its coordinates by the entry's first row and column), which
     the kernel takes as the parameter ``p_maps`` (``param_maps`` True; None: where they fit, :data:`PARAM_MAPS_AUTO`;
     ``plan.param_slots`` is the build's slot count) or from a device buffer (False).  An alpha whose 2^28 multiple
-    overflows fp32 is rejected (the op layer then runs the first grouped kernel).  The plan owns the A16 buffer, the workspace, the
-    zeroed counters and the tables, so one plan must not run on two streams at once.
+    overflows fp32 is rejected (the op layer then runs the first grouped kernel).  The plan owns the A16 buffer, the
+    workspace, the zeroed counters and the tables, so one plan must not run on two streams at once.
     """
 
     variant = "wgmma_cluster"
