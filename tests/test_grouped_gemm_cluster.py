@@ -1615,3 +1615,16 @@ def test_every_unit_loop_takes_its_half_ring_form():
     unit = unit[unit.index("A_TILE_READY:"):]
     for marker in ("%aphs", "%ah", "%p_half", "%p_fullm", "A_WAIT_EMPTY1", "%bar, %bar, 32"):
         assert marker not in loops and marker not in unit, marker
+
+
+def test_the_check_tool_passes_the_schedule_and_the_maps_to_the_cluster_plan(monkeypatch):
+    """tools/grouped_gemm_check.py: --schedule and --maps reach GroupedGemmClusterPlan (None: the plan's defaults),
+    and its sweep has the forced cut, the forced deal and the buffer maps."""
+    tool = tool_module("grouped_gemm_check")
+    made = []
+    monkeypatch.setattr(tool.GC, "GroupedGemmClusterPlan", lambda shapes, **kw: made.append(kw) or kw)
+    tool.make_plan([(64, 256, 256)], dict(kernel="cluster", schedule="dealt", param_maps=False, stages=None))
+    tool.make_plan([(64, 256, 256)], dict(kernel="cluster", schedule=None, param_maps=None))
+    assert made == [{"schedule": "dealt", "param_maps": False}, {}]
+    assert {"cl2_cut", "cl2_dealt", "cl2_buf"} <= set(tool.SWEEP)
+    assert tool.SWEEP["cl2_buf"]["param_maps"] is False

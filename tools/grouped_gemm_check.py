@@ -7,11 +7,13 @@ nvfp4rt.ops.grouped_gemm) and ptx/grouped_gemm_nvfp4_wgmma_cluster.ptx (nvfp4rt.
     PYTHONPATH=. python3 tools/grouped_gemm_check.py --sweep       # variants on the competition cases
     options: --kernel first|cluster (default first), --stages S, --timeout SECONDS (per case), --no-time,
              --iters N, -v; first kernel: --units-per-cta U, --normal-operands, --wgmma-depth 1|3;
-             cluster kernel: --cluster 2|4, --a-bufs 3|4, --clusters Q
+             cluster kernel: --cluster 2|4, --a-bufs 3|4, --clusters Q, --schedule auto|cut|dealt,
+             --maps param|buffer (the groups' tensor maps as a kernel parameter or in device memory)
 
 --sweep: for each kernel variant (base = the first kernel with subnormal operands, wgmma depth 1;
 normal = normal_operands=True; deep = wgmma_depth=3; deep_s3 = depth 3 with 3 stages; cl2 = the
-cluster kernel's defaults; cl4 = clusters of 4; cl2_b3 = 3 a16 buffers) the competition cases are
+cluster kernel's defaults; cl4 = clusters of 4; cl2_b3 = 3 a16 buffers; cl2_cut / cl2_dealt = the cut or the
+dealt schedule forced; cl2_buf = the maps in device memory) the competition cases are
 checked (both distributions) and timed (every launch of a call); then a table.
 
 For every case and both distributions: fresh data (nvfp4rt.data.grouped_gemm_data, seed=None),
@@ -64,8 +66,8 @@ def make_plan(shapes, kw):
     """The plan of ``kw["kernel"]`` ("first" or "cluster") with the options that kernel takes (None: default)."""
     kw = {k: v for k, v in kw.items() if v is not None}
     if kw.pop("kernel", "first") == "cluster":
-        return GC.GroupedGemmClusterPlan(shapes, **{k: kw[k] for k in ("stages", "cluster", "a_bufs", "clusters")
-                                                    if k in kw})
+        return GC.GroupedGemmClusterPlan(shapes, **{k: kw[k] for k in ("stages", "cluster", "a_bufs", "clusters",
+                                                                        "schedule", "param_maps") if k in kw})
     return GG.GroupedGemmPlan(shapes, **{k: kw[k] for k in ("stages", "units_per_cta", "normal_operands",
                                                            "wgmma_depth") if k in kw})
 
@@ -96,7 +98,9 @@ def check_case(shapes, distribution, kw, verbose, prefix=""):
 
 SWEEP = {"base": {}, "normal": dict(normal_operands=True), "deep": dict(wgmma_depth=3),
          "deep_s3": dict(wgmma_depth=3, stages=3), "cl2": dict(kernel="cluster"),
-         "cl4": dict(kernel="cluster", cluster=4), "cl2_b3": dict(kernel="cluster", a_bufs=3)}
+         "cl4": dict(kernel="cluster", cluster=4), "cl2_b3": dict(kernel="cluster", a_bufs=3),
+         "cl2_cut": dict(kernel="cluster", schedule="cut"), "cl2_dealt": dict(kernel="cluster", schedule="dealt"),
+         "cl2_buf": dict(kernel="cluster", param_maps=False)}
 
 
 def time_case(shapes, kw, iters, dog):
@@ -155,6 +159,8 @@ def main(argv=None):
     ap.add_argument("--cluster", type=int, choices=GC.CLUSTER_SIZES)
     ap.add_argument("--a-bufs", type=int, choices=GC.A_BUFS_CHOICES)
     ap.add_argument("--clusters", type=int)
+    ap.add_argument("--schedule", choices=GC.SCHEDULES)
+    ap.add_argument("--maps", choices=("param", "buffer"))
     ap.add_argument("--no-time", action="store_true")
     ap.add_argument("--iters", type=int, default=100)
     ap.add_argument("--timeout", type=float, default=60.0)
@@ -168,7 +174,8 @@ def main(argv=None):
         return sweep(args, dog)
     kw = dict(kernel=args.kernel, stages=args.stages, units_per_cta=args.units_per_cta,
               normal_operands=args.normal_operands, wgmma_depth=args.wgmma_depth, cluster=args.cluster,
-              a_bufs=args.a_bufs, clusters=args.clusters)
+              a_bufs=args.a_bufs, clusters=args.clusters, schedule=args.schedule,
+              param_maps=None if args.maps is None else args.maps == "param")
     bad = 0
     for shapes in (SMALL if args.small else BENCH + AWKWARD):
         for dist in ("competition", "wide"):
